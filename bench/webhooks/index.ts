@@ -1,0 +1,217 @@
+// bench/webhooks: the delivery worker draining a backlog of N events (claim, sign, POST, attempt log, state) against a
+// baseline in the same run that POSTs the same bodies, signed, with a plain undici pool and no bookkeeping. Both use
+// the same number of requests in flight and the same receiver, a node:http process answering 200.
+// Run alone: node --import tsx bench/webhooks/index.ts [events]
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { Pool } from "undici";
+import { Accounts } from "../../packages/gateway/src/core/accounts.ts";
+import { systemClock } from "../../packages/gateway/src/core/clock.ts";
+import { SecretBox } from "../../packages/gateway/src/core/crypto/secret-box.ts";
+import { randomBase62 } from "../../packages/gateway/src/core/ids.ts";
+import { createWebhookServices, type WebhookServices } from "../../packages/gateway/src/core/webhooks/service.ts";
+import { signatureHeader } from "../../packages/gateway/src/core/webhooks/signature.ts";
+import { openStore, type Store } from "../../packages/gateway/src/store/database.ts";
+import { printTable, round } from "../shared/load.ts";
+import { firstLine, startNode } from "../shared/processes.ts";
+
+const concurrency = 64;
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+
+const median = (values: Measured[]): Measured => {
+  const sorted = [...values].sort((a, b) => a.perSecond - b.perSecond);
+  return sorted[Math.floor(sorted.length / 2)] as Measured;
+};
+const postgresUrl = process.env.GATEWAY_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+interface Backlog {
+  store: Store;
+  services: WebhookServices;
+  secret: string;
+  close(): Promise<void>;
+}
+
+/** A store with an endpoint and N recorded events, the worker not yet started. */
+export async function backlog(kind: "sqlite" | "postgres", receiverUrl: string, events: number): Promise<Backlog> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-webhooks-"));
+  const schema = `bench_${randomBase62(10).toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  if (kind === "postgres") {
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+  }
+  const store = openStore({
+    dataDir,
+    databaseUrl: kind === "postgres" ? postgresUrl : undefined,
+    ...(kind === "postgres" && { schema, poolSize: 10 }),
+  });
+  await store.migrate();
+  await new Accounts(store.db, systemClock).ensure("default");
+  const services = createWebhookServices({
+    store,
+    clock: systemClock,
+    secretBox: new SecretBox(Buffer.alloc(32, 1)),
+    settings: {
+      allowPrivate: true,
+      timeoutMs: 10_000,
+      pollIntervalMs: 1_000,
+      leaseMs: 60_000,
+      concurrency,
+      userAgent: "ProviderGateway-Webhooks/1.0",
+    },
+    log: { error: (object, message) => console.error(message, object) },
+  });
+  const { secret } = await services.endpoints.set("default", { url: receiverUrl, event_types: ["*"] });
+  for (let done = 0; done < events; done += 500) {
+    await store.db.transaction().execute(async (trx) => {
+      for (let index = done; index < Math.min(events, done + 500); index++) {
+        await services.events.record(trx, {
+          accountId: "default",
+          type: "order.updated",
+          object: {
+            id: `ord_${index}`,
+            status: "preparing",
+            restaurant: "Tokyo Ramen Ichiban",
+            total: { amount: 2480, currency: "JPY" },
+          },
+        });
+      }
+    });
+  }
+  return {
+    store,
+    services,
+    secret: secret ?? "",
+    async close() {
+      await services.close();
+      await store.close();
+      if (kind === "postgres") {
+        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+        await admin.end();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+interface Measured {
+  perSecond: number;
+  /** CPU time of this process per delivery, in ms: independent of what else the machine is running. */
+  cpuMs: number;
+}
+
+function measure(started: number, cpu: NodeJS.CpuUsage, count: number): Measured {
+  const used = process.cpuUsage(cpu);
+  return {
+    perSecond: count / ((performance.now() - started) / 1000),
+    cpuMs: (used.user + used.system) / 1000 / count,
+  };
+}
+
+/** Runs the worker until every delivery succeeded, then stops it and makes them due again for the next round. */
+async function drain(target: Backlog, events: number): Promise<Measured> {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  target.services.worker.start();
+  for (;;) {
+    const { n } = await target.store.db
+      .selectFrom("webhook_deliveries")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("status", "=", "succeeded")
+      .executeTakeFirstOrThrow();
+    if (Number(n) >= events) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const result = measure(started, cpu, events);
+  await target.services.worker.stop();
+  await target.store.db.deleteFrom("webhook_attempts").execute();
+  await target.store.db
+    .updateTable("webhook_deliveries")
+    .set({
+      status: "pending",
+      attempt_count: 0,
+      next_attempt_at: Date.now(),
+      completed_at: null,
+      last_status_code: null,
+    })
+    .execute();
+  return result;
+}
+
+/** The same bodies, signed, POSTed with a plain undici pool: no claim, no attempt log, no state. */
+async function baseline(receiverUrl: string, bodies: string[], secret: string): Promise<Measured> {
+  const url = new URL(receiverUrl);
+  const pool = new Pool(url.origin, { connections: concurrency, pipelining: 1 });
+  let next = 0;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++] ?? "";
+        const response = await pool.request({
+          path: url.pathname,
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "gateway-signature": signatureHeader(body, [secret], Date.now()),
+          },
+          body,
+        });
+        await response.body.text();
+        if (response.statusCode !== 200) throw new Error(`receiver answered ${response.statusCode}`);
+      }
+    }),
+  );
+  const result = measure(started, cpu, bodies.length);
+  await pool.close();
+  return result;
+}
+
+export async function run(events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000)): Promise<void> {
+  const receiver = startNode([path.join(import.meta.dirname, "receiver.ts")], {}, "pipe");
+  try {
+    const receiverUrl = (JSON.parse(await firstLine(receiver)) as { url: string }).url;
+    const rows: Record<string, string | number>[] = [];
+    for (const kind of ["sqlite", "postgres"] as const) {
+      const target = await backlog(kind, receiverUrl, events);
+      try {
+        const bodies = (await target.store.db.selectFrom("events").select("body").execute()).map((row) => row.body);
+        // Warm up, then alternate baseline and worker rounds on the same bodies; report the median of each, since
+        // other processes on the machine make any single round noisy.
+        await baseline(receiverUrl, bodies.slice(0, 500), target.secret);
+        const base: Measured[] = [];
+        const worker: Measured[] = [];
+        for (let round = 0; round < rounds; round++) {
+          base.push(await baseline(receiverUrl, bodies, target.secret));
+          worker.push(await drain(target, events));
+        }
+        const b = median(base);
+        const w = median(worker);
+        rows.push({
+          store: kind,
+          events,
+          "baseline deliveries/s": round(b.perSecond, 0),
+          "gateway deliveries/s": round(w.perSecond, 0),
+          ratio: round(w.perSecond / b.perSecond),
+          "baseline CPU ms/delivery": round(b.cpuMs, 3),
+          "gateway CPU ms/delivery": round(w.cpuMs, 3),
+        });
+      } finally {
+        await target.close();
+      }
+    }
+    printTable(
+      `Webhook delivery, ${events} events, ${concurrency} in flight, median of ${rounds} rounds (target ratio ≥ 0.5 on SQLite)`,
+      rows,
+    );
+  } finally {
+    await receiver.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await run(process.argv[2] ? Number(process.argv[2]) : undefined);
+}

@@ -1,0 +1,63 @@
+// The console: asks who is signed in, shows the sign-in page or the pages of the account, and goes back to sign-in
+// as soon as the session ends (any 401 of the console API).
+import { useEffect, useState } from "preact/hooks";
+import { api, bindSession, type Catalogue, type Session } from "./api.ts";
+import { CatalogueContext } from "./catalogue.ts";
+import { Loading } from "./components/feedback.tsx";
+import { Layout } from "./Layout.tsx";
+import { pageFor } from "./pages/index.tsx";
+import { SignIn } from "./pages/SignIn.tsx";
+import { usePath } from "./router.ts";
+
+type State = { kind: "checking" } | { kind: "signed-out"; ended: boolean } | { kind: "signed-in"; session: Session };
+
+export function App() {
+  const [state, setState] = useState<State>({ kind: "checking" });
+  const [catalogue, setCatalogue] = useState<Catalogue>({ providers: [] });
+  const path = usePath();
+
+  const signedOut = (ended: boolean) => {
+    bindSession(undefined, () => {});
+    setState({ kind: "signed-out", ended });
+  };
+  const signedIn = (session: Session) => {
+    bindSession(session, () => signedOut(true));
+    setState({ kind: "signed-in", session });
+    api.catalogue().then(
+      (answer) => setCatalogue(answer.data),
+      () => {},
+    );
+  };
+
+  useEffect(() => {
+    api.session().then(
+      (answer) => signedIn(answer.data),
+      () => signedOut(false),
+    );
+  }, []);
+
+  if (state.kind === "checking") {
+    return (
+      <main class="center">
+        <Loading label="Opening the console" />
+      </main>
+    );
+  }
+  if (state.kind === "signed-out") return <SignIn ended={state.ended} onSignedIn={signedIn} />;
+  const page = pageFor(path);
+  return (
+    <CatalogueContext.Provider value={catalogue}>
+      <Layout
+        session={state.session}
+        path={path}
+        title={page.title}
+        onSignOut={async () => {
+          await api.signOut().catch(() => {});
+          signedOut(false);
+        }}
+      >
+        {page.render(state.session)}
+      </Layout>
+    </CatalogueContext.Provider>
+  );
+}

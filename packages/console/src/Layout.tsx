@@ -1,0 +1,69 @@
+// The frame of every signed-in page: a skip link, the header (account, user, sign-out), the navigation (a sidebar on
+// wide screens, a scrolling row on phones) and the page's heading, which takes focus after each navigation.
+import type { ComponentChildren } from "preact";
+import { useEffect, useRef } from "preact/hooks";
+import type { Session } from "./api.ts";
+import { Link } from "./components/format.tsx";
+import { navigation } from "./pages/index.tsx";
+
+export function Layout(props: {
+  session: Session;
+  path: string;
+  title: string;
+  onSignOut: () => void;
+  children: ComponentChildren;
+}) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    document.title = `${props.title} · Provider Gateway`;
+    // Moving focus to the new heading tells screen reader users the page changed; not on the first load.
+    if (!first.current) heading.current?.focus();
+    first.current = false;
+  }, [props.title, props.path]);
+
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <Link href="/console/keys" class="brand">
+          <span class="brand-mark" aria-hidden="true">
+            ◆
+          </span>{" "}
+          Provider Gateway
+        </Link>
+        <div class="who">
+          <span class="account" title="Account">
+            {props.session.account_id}
+          </span>
+          <span class="email">{props.session.user.email}</span>
+          <button type="button" class="button-secondary button-small" onClick={props.onSignOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <nav class="sidenav" aria-label="Console">
+        <ul>
+          {navigation.map((item) => {
+            const current = props.path === item.href || props.path.startsWith(`${item.href}/`);
+            return (
+              <li key={item.href}>
+                <Link href={item.href} current={current}>
+                  {item.label}
+                </Link>
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
+      <main id="main" class="content">
+        <h1 tabIndex={-1} ref={heading}>
+          {props.title}
+        </h1>
+        {props.children}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+// The console's pages and the paths they live at.
+import type { JSX } from "preact";
+import type { Session } from "../api.ts";
+import { ConnectionsPage } from "./Connections.tsx";
+import { EventDetailPage } from "./EventDetail.tsx";
+import { EventsPage } from "./Events.tsx";
+import { KeysPage } from "./Keys.tsx";
+import { ReferencePage } from "./Reference.tsx";
+import { UsagePage } from "./Usage.tsx";
+import { WebhooksPage } from "./Webhooks.tsx";
+
+export const navigation = [
+  { href: "/console/keys", label: "API keys" },
+  { href: "/console/connections", label: "Connections" },
+  { href: "/console/webhooks", label: "Webhook endpoint" },
+  { href: "/console/events", label: "Events" },
+  { href: "/console/reference", label: "API reference" },
+  { href: "/console/usage", label: "Usage" },
+];
+
+interface Page {
+  title: string;
+  render(session: Session): JSX.Element;
+}
+
+export function pageFor(path: string): Page {
+  const event = /^\/console\/events\/([^/]+)$/.exec(path);
+  if (event?.[1]) {
+    const id = decodeURIComponent(event[1]);
+    return { title: "Event", render: () => <EventDetailPage key={id} eventId={id} /> };
+  }
+  switch (path) {
+    case "/console/connections":
+      return { title: "Connections", render: () => <ConnectionsPage /> };
+    case "/console/webhooks":
+      return { title: "Webhook endpoint", render: () => <WebhooksPage /> };
+    case "/console/events":
+      return { title: "Events", render: () => <EventsPage /> };
+    case "/console/reference":
+      return { title: "API reference", render: () => <ReferencePage /> };
+    case "/console/usage":
+      return { title: "Usage", render: () => <UsagePage /> };
+    default:
+      return { title: "API keys", render: () => <KeysPage /> };
+  }
+}

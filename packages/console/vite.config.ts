@@ -1,0 +1,14 @@
+// Builds the console into dist/, served by the gateway at /console (assets under /console/assets/). `npm run dev`
+// serves it with live reload and hands the gateway's own paths to a gateway on GATEWAY_URL (default :8080).
+import { defineConfig } from "vite";
+
+const gateway = process.env.GATEWAY_URL ?? "http://localhost:8080";
+
+export default defineConfig({
+  base: "/console/",
+  oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
+  build: { outDir: "dist", emptyOutDir: true, sourcemap: false, target: "es2022" },
+  server: {
+    proxy: Object.fromEntries(["/console/api", "/demo/api", "/docs", "/openapi.json", "/v1"].map((p) => [p, gateway])),
+  },
+});

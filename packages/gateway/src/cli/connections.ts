@@ -1,0 +1,141 @@
+// gateway connections create|list. `create` runs the real connect flow non-interactively through the running
+// gateway (its sandbox's login and consent forms, as the demo user). The connect session comes from the API when a
+// key is given (--key or GATEWAY_API_KEY: platform:create_connect_session, the key's account), else straight from
+// the store the gateway uses (same GATEWAY_DATA_DIR / GATEWAY_DATABASE_URL, --account, default "default").
+import { Command } from "commander";
+import { Accounts } from "../core/accounts.ts";
+import { insertConnectSession } from "../core/connections/connect-sessions.ts";
+import { type ConnectionView, toConnectionView } from "../core/connections/views.ts";
+import { Registry } from "../providers/registry.ts";
+import type { Store } from "../store/database.ts";
+import { runConnectFlow } from "./connect-flow.ts";
+import { clock, print, withStore } from "./shared.ts";
+
+interface Common {
+  url?: string;
+  key?: string;
+  account?: string;
+  json?: boolean;
+}
+
+const gatewayUrl = (options: Common) =>
+  (options.url ?? process.env.GATEWAY_PUBLIC_URL ?? "http://localhost:8080").replace(/\/$/, "");
+const apiKey = (options: Common) => options.key ?? (process.env.GATEWAY_API_KEY || undefined);
+
+interface Envelope {
+  data: Record<string, unknown>;
+  pagination?: { next_cursor: string | null } | null;
+  error?: { code: string; message: string };
+}
+
+async function platform(options: Common, operation: string, body: unknown): Promise<Envelope> {
+  const response = await fetch(`${gatewayUrl(options)}/v1/platform/${operation}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey(options)}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as Envelope;
+  if (!response.ok)
+    throw new Error(`${operation}: ${json.error?.code ?? response.status}: ${json.error?.message ?? ""}`);
+  return json;
+}
+
+async function listFromApi(options: Common, filter: Record<string, string>): Promise<ConnectionView[]> {
+  const all: ConnectionView[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await platform(options, "list_connections", { ...filter, limit: 100, ...(cursor && { cursor }) });
+    all.push(...(page.data.connections as ConnectionView[]));
+    cursor = page.pagination?.next_cursor ?? undefined;
+  } while (cursor);
+  return all;
+}
+
+async function listFromStore(store: Store, accountId: string, filter: { provider?: string; externalRef?: string }) {
+  let query = store.db
+    .selectFrom("connections")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("status", "in", ["active", "needs_reauth"]);
+  if (filter.provider) query = query.where("provider_id", "=", filter.provider);
+  if (filter.externalRef) query = query.where("external_ref", "=", filter.externalRef);
+  return (await query.orderBy("created_at", "desc").orderBy("id", "desc").execute()).map(toConnectionView);
+}
+
+function refuseAccountWithKey(options: Common): void {
+  if (apiKey(options) && options.account !== undefined) {
+    throw new Error("--account applies without a key; with a key the connection belongs to the key's account");
+  }
+}
+
+export function connectionsCommand(): Command {
+  const connections = new Command("connections").description(
+    "Create (through the running gateway) and list connections",
+  );
+  const common = (command: Command) =>
+    command
+      .option("--url <url>", "the running gateway's public URL (default GATEWAY_PUBLIC_URL or http://localhost:8080)")
+      .option("--key <key>", "an API key (default GATEWAY_API_KEY); without one the store is opened directly")
+      .option("--account <id>", 'account, when no key is given (default "default")')
+      .option("--json", "print JSON");
+
+  common(connections.command("create"))
+    .description("Run the connect flow against the provider's sandbox as its demo user and print the connection")
+    .requiredOption("--provider <id>", "provider with credentials operations, e.g. shopping")
+    .requiredOption("--external-ref <ref>", "your reference for the end user (one live connection per ref)")
+    .option("--username <name>", "the sandbox user to sign in as", "demo")
+    .option("--password <password>", "that user's password", "demo")
+    .action(async (options: Common & { provider: string; externalRef: string; username: string; password: string }) => {
+      refuseAccountWithKey(options);
+      const filter = { provider_id: options.provider, external_ref: options.externalRef };
+      let connectUrl: string;
+      const accountId = options.account ?? "default";
+      if (apiKey(options)) {
+        connectUrl = (await platform(options, "create_connect_session", filter)).data.connect_url as string;
+      } else {
+        const provider = new Registry().provider(options.provider);
+        if (!provider?.oauth) throw new Error(`${options.provider} is not a provider with connections`);
+        const { token } = await withStore(async (store) => {
+          await new Accounts(store.db, clock).ensure(accountId);
+          return insertConnectSession(store.db, clock, {
+            accountId,
+            providerId: options.provider,
+            externalRef: options.externalRef,
+          });
+        });
+        connectUrl = `${gatewayUrl(options)}/connect/${token}`;
+      }
+      const flow = await runConnectFlow({ connectUrl, username: options.username, password: options.password });
+      if (!flow.ok)
+        throw new Error(`the connect flow ended without a connection (HTTP ${flow.page.status}): ${flow.message}`);
+      const [connection] = apiKey(options)
+        ? await listFromApi(options, filter)
+        : await withStore((store) =>
+            listFromStore(store, accountId, { provider: options.provider, externalRef: options.externalRef }),
+          );
+      if (!connection) throw new Error("the flow succeeded but no connection was found");
+      const { id, provider_id, external_ref } = connection;
+      print(
+        options.json === true,
+        { id, provider_id, external_ref },
+        `Connected ${id} (${provider_id}, external_ref ${external_ref}).`,
+      );
+    });
+
+  common(connections.command("list"))
+    .description("List live connections (active or needs_reauth), newest first")
+    .option("--provider <id>", "only this provider's")
+    .option("--external-ref <ref>", "only this external_ref's")
+    .action(async (options: Common & { provider?: string; externalRef?: string }) => {
+      refuseAccountWithKey(options);
+      const list = apiKey(options)
+        ? await listFromApi(options, {
+            ...(options.provider && { provider_id: options.provider }),
+            ...(options.externalRef && { external_ref: options.externalRef }),
+          })
+        : await withStore((store) => listFromStore(store, options.account ?? "default", options));
+      const lines = list.map((c) => `${c.id}  ${c.provider_id}  ${c.status}  ${c.external_ref}  ${c.created_at}`);
+      print(options.json === true, list, lines.join("\n") || "No connections.");
+    });
+  return connections;
+}

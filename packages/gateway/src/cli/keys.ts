@@ -1,0 +1,72 @@
+// gateway keys create|list|revoke: API keys managed straight in the store.
+import { Command } from "commander";
+import { Accounts } from "../core/accounts.ts";
+import { ApiKeys } from "../core/api-keys.ts";
+import { clock, print, withStore } from "./shared.ts";
+
+function parseRateLimit(value: string): { perMinute: number; burst: number } {
+  const match = /^(\d+)(?::(\d+))?$/.exec(value);
+  const perMinute = Number(match?.[1]);
+  const burst = Number(match?.[2] ?? Math.max(1, Math.ceil(perMinute / 10)));
+  if (!match || perMinute < 1 || burst < 1) throw new Error(`--rate-limit takes PER_MINUTE[:BURST], got "${value}"`);
+  return { perMinute, burst };
+}
+
+export function keysCommand(): Command {
+  const keys = new Command("keys").description("Create, list and revoke API keys");
+
+  keys
+    .command("create")
+    .description("Create an API key (shown once)")
+    .option("--account <id>", "account the key belongs to (created if missing)", "default")
+    .option("--scopes <scopes>", 'comma-separated scopes: "*", "<provider>" or "<provider>:<operation>"', "*")
+    .option("--name <name>", "a name to recognise the key by", "")
+    .option("--rate-limit <per_minute[:burst]>", "the key's own rate limit instead of the default 600/min, burst 60")
+    .option("--json", "print JSON")
+    .action(async (options: { account: string; scopes: string; name: string; rateLimit?: string; json?: boolean }) => {
+      await withStore(async (store) => {
+        await new Accounts(store.db, clock).ensure(options.account);
+        const { key, view } = await new ApiKeys(store.db, clock, 0).create({
+          accountId: options.account,
+          name: options.name,
+          scopes: options.scopes,
+          rateLimit: options.rateLimit === undefined ? null : parseRateLimit(options.rateLimit),
+        });
+        print(
+          options.json === true,
+          { id: view.id, key, account_id: view.account_id, scopes: view.scopes },
+          `Created ${view.id} for account ${view.account_id} with scopes ${view.scopes.join(",")}.\n` +
+            `Key (shown once, store it now): ${key}`,
+        );
+      });
+    });
+
+  keys
+    .command("list")
+    .description("List an account's keys (never the keys themselves)")
+    .option("--account <id>", "account", "default")
+    .option("--json", "print JSON")
+    .action(async (options: { account: string; json?: boolean }) => {
+      await withStore(async (store) => {
+        const list = await new ApiKeys(store.db, clock, 0).list(options.account);
+        const lines = list.map(
+          (k) => `${k.id}  ${k.key_prefix}…  ${k.scopes.join(",")}  ${k.revoked_at ? "revoked" : "active"}  ${k.name}`,
+        );
+        print(options.json === true, list, lines.join("\n") || "No keys.");
+      });
+    });
+
+  keys
+    .command("revoke")
+    .description("Revoke a key; every node refuses it within 5 seconds")
+    .argument("<key_id>", "the key's id (key_…)")
+    .option("--account <id>", "account", "default")
+    .option("--json", "print JSON")
+    .action(async (keyId: string, options: { account: string; json?: boolean }) => {
+      await withStore(async (store) => {
+        const view = await new ApiKeys(store.db, clock, 0).revoke(options.account, keyId);
+        print(options.json === true, view, `Revoked ${view.id}.`);
+      });
+    });
+  return keys;
+}

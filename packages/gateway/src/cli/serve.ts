@@ -1,0 +1,78 @@
+// gateway serve: runs the gateway until SIGTERM or SIGINT, then stops accepting, finishes in-flight requests and
+// closes its pools. On the first start of an empty store it creates the account "default" and prints one key.
+import { Command } from "commander";
+import pino from "pino";
+import { loadConfig } from "../config.ts";
+import { createGateway, type Gateway } from "../gateway.ts";
+
+export function serveCommand(): Command {
+  return new Command("serve")
+    .description("Start the gateway (embedded SQLite and in-process sandboxes unless configured otherwise)")
+    .option("--port <port>", "port to listen on (default: PORT or 8080)")
+    .option("--host <host>", "interface to bind (default: HOST or 127.0.0.1)")
+    .action(async (options: { port?: string; host?: string }) => {
+      const env = {
+        ...process.env,
+        ...(options.port && { PORT: options.port }),
+        ...(options.host && { HOST: options.host }),
+      };
+      const config = loadConfig(env);
+      // Log lines are buffered and written asynchronously, off the request's path; shutdown flushes them.
+      const logStream = pino.destination({ sync: false, minLength: 4096 });
+      const gateway = await createGateway({ config, logger: { level: config.logLevel, stream: logStream } });
+      await bootstrap(gateway);
+      let url: string;
+      try {
+        url = await gateway.listen();
+      } catch (error) {
+        // Nothing else would end the process: the pools, sandboxes and workers keep it alive.
+        await gateway.close().catch(() => {});
+        logStream.flushSync();
+        throw error;
+      }
+      gateway.app.log.info(
+        { url, store: gateway.core.store.kind, upstreams: gateway.upstreamUrls },
+        "gateway listening",
+      );
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        gateway.app.log.info({ signal }, "shutting down: finishing in-flight requests");
+        gateway.close().then(
+          () => {
+            logStream.flushSync();
+            process.exit(0);
+          },
+          (error: unknown) => {
+            gateway.app.log.error({ err: error }, "shutdown failed");
+            process.exit(1);
+          },
+        );
+      };
+      process.once("SIGTERM", () => stop("SIGTERM"));
+      process.once("SIGINT", () => stop("SIGINT"));
+    });
+}
+
+async function bootstrap(gateway: Gateway): Promise<void> {
+  const { accounts, apiKeys } = gateway.core;
+  if ((await accounts.count()) > 0) return;
+  const { created } = await accounts.ensure("default");
+  if (!created) return;
+  const { key } = await apiKeys.create({ accountId: "default", name: "first key", scopes: ["*"] });
+  process.stdout.write(
+    [
+      "",
+      '  Created the account "default" and an API key with scope "*".',
+      "  It is shown this once; store it now:",
+      "",
+      `    ${key}`,
+      "",
+      `  Try: curl -s -X POST ${gateway.core.publicUrl}/v1/opendata/lookup_postal_code \\`,
+      `         -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -d '{"postal_code":"1000001"}'`,
+      "",
+      "",
+    ].join("\n"),
+  );
+}

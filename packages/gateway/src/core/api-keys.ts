@@ -1,0 +1,174 @@
+// API keys: "gwk_" + 32 base62, shown once, stored as a SHA-256 hash. Authentication goes through a short-lived
+// cache so that a request does not read the store; the cache's TTL bounds how long a revocation takes everywhere.
+import { createHash } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { ApiKeysTable, Database } from "../store/schema.ts";
+import type { Clock } from "./clock.ts";
+import { GatewayError, notFound } from "./errors.ts";
+import { newId, randomBase62 } from "./ids.ts";
+import { parseScopes } from "./scopes.ts";
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  account_id: string;
+  key_prefix: string;
+  scopes: string[];
+  rate_limit: { per_minute: number; burst: number } | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/** Who is calling: resolved from an API key (or, later, a delegation token). */
+export interface Principal {
+  kind: "api_key" | "delegation";
+  accountId: string;
+  keyId: string;
+  scopes: string[];
+  rateLimit: { perMinute: number; burst: number } | null;
+  /** A delegation token's connection: credentials-mode calls without X-Gateway-Connection-Id run against it. */
+  connectionId?: string;
+}
+
+export interface CreateKeyInput {
+  accountId: string;
+  name?: string | undefined;
+  scopes: readonly string[] | string;
+  expiresAt?: number | null | undefined;
+  rateLimit?: { perMinute: number; burst: number } | null | undefined;
+}
+
+const keyPattern = /^gwk_[0-9A-Za-z]{32}$/;
+const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const lastUsedWriteIntervalMs = 60_000;
+
+export function toKeyView(row: ApiKeysTable): ApiKeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    account_id: row.account_id,
+    key_prefix: row.key_prefix,
+    scopes: JSON.parse(row.scopes) as string[],
+    rate_limit:
+      row.rate_limit_per_minute === null
+        ? null
+        : { per_minute: row.rate_limit_per_minute, burst: row.rate_limit_burst ?? row.rate_limit_per_minute },
+    created_at: new Date(row.created_at).toISOString(),
+    expires_at: iso(row.expires_at),
+    revoked_at: iso(row.revoked_at),
+    last_used_at: iso(row.last_used_at),
+  };
+}
+
+export class ApiKeys {
+  private readonly cache = new Map<string, { row: ApiKeysTable | null; until: number }>();
+  private readonly lastUsedWritten = new Map<string, number>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly cacheTtlMs: number,
+  ) {}
+
+  async create(input: CreateKeyInput): Promise<{ key: string; view: ApiKeyView }> {
+    const scopes = parseScopes(input.scopes);
+    const key = `gwk_${randomBase62(32)}`;
+    const row: ApiKeysTable = {
+      id: newId("key", 16),
+      account_id: input.accountId,
+      name: input.name ?? "",
+      key_hash: hashKey(key),
+      key_prefix: key.slice(0, 8),
+      scopes: JSON.stringify(scopes),
+      rate_limit_per_minute: input.rateLimit?.perMinute ?? null,
+      rate_limit_burst: input.rateLimit?.burst ?? null,
+      created_at: this.clock.now(),
+      expires_at: input.expiresAt ?? null,
+      revoked_at: null,
+      last_used_at: null,
+    };
+    await this.db.insertInto("api_keys").values(row).execute();
+    return { key, view: toKeyView(row) };
+  }
+
+  async list(accountId: string): Promise<ApiKeyView[]> {
+    const rows = await this.db
+      .selectFrom("api_keys")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .execute();
+    return rows.map(toKeyView);
+  }
+
+  async revoke(accountId: string, keyId: string): Promise<ApiKeyView> {
+    const now = this.clock.now();
+    await this.db
+      .updateTable("api_keys")
+      .set({ revoked_at: now })
+      .where("id", "=", keyId)
+      .where("account_id", "=", accountId)
+      .where("revoked_at", "is", null)
+      .execute();
+    const row = await this.db
+      .selectFrom("api_keys")
+      .selectAll()
+      .where("id", "=", keyId)
+      .where("account_id", "=", accountId)
+      .executeTakeFirst();
+    if (!row) throw notFound(`No API key ${keyId}`);
+    for (const [hash, entry] of this.cache) if (entry.row?.id === keyId) this.cache.delete(hash);
+    return toKeyView(row);
+  }
+
+  /** Resolves a bearer key to its principal, or throws 401. Reads the store at most once per key per TTL. */
+  async authenticate(key: string): Promise<Principal> {
+    if (!keyPattern.test(key)) throw unauthorized("The API key is malformed");
+    const hash = hashKey(key);
+    const now = this.clock.now();
+    let entry = this.cache.get(hash);
+    if (!entry || entry.until <= now) {
+      const row = await this.db.selectFrom("api_keys").selectAll().where("key_hash", "=", hash).executeTakeFirst();
+      entry = { row: row ?? null, until: now + this.cacheTtlMs };
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(hash, entry);
+    }
+    const row = entry.row;
+    if (!row) throw unauthorized("The API key is not valid");
+    if (row.revoked_at !== null) throw unauthorized("The API key has been revoked");
+    if (row.expires_at !== null && row.expires_at <= now) throw unauthorized("The API key has expired");
+    this.noteUse(row.id, now);
+    return {
+      kind: "api_key",
+      accountId: row.account_id,
+      keyId: row.id,
+      scopes: JSON.parse(row.scopes) as string[],
+      rateLimit:
+        row.rate_limit_per_minute === null
+          ? null
+          : { perMinute: row.rate_limit_per_minute, burst: row.rate_limit_burst ?? row.rate_limit_per_minute },
+    };
+  }
+
+  // last_used_at is advisory: written at most once a minute per key and node, off the request's path.
+  private noteUse(keyId: string, now: number): void {
+    const last = this.lastUsedWritten.get(keyId) ?? 0;
+    if (now - last < lastUsedWriteIntervalMs) return;
+    this.lastUsedWritten.set(keyId, now);
+    this.db
+      .updateTable("api_keys")
+      .set({ last_used_at: now })
+      .where("id", "=", keyId)
+      .execute()
+      .catch(() => this.lastUsedWritten.delete(keyId));
+  }
+}
+
+export const unauthorized = (message: string) =>
+  new GatewayError("unauthorized", message, {
+    fix: "Send a valid key as `Authorization: Bearer gwk_…`; create one with `gateway keys create`.",
+  });

@@ -1,0 +1,174 @@
+// Connect sessions: the hosted, single-use, 30-minute flow that creates a connection. The token in connect_url is
+// stored only as a hash; starting the flow binds it to the browser (a cookie), a fresh `state` and a PKCE verifier
+// (sealed); the callback is accepted once, from that browser, and either creates the connection or fails the session.
+import type { Kysely } from "kysely";
+import * as oauth from "oauth4webapi";
+import type { ConnectSessionsTable, Database } from "../../store/schema.ts";
+import type { Clock } from "../clock.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
+import { GatewayError, invalidRequest } from "../errors.ts";
+import { randomBase62 } from "../ids.ts";
+import type { Connections } from "./connections.ts";
+import { AuthorizationDenied, type ProviderOAuthClient, type TokenSet } from "./oauth-client.ts";
+import {
+  type ConnectFailed,
+  type ConnectFailure,
+  claimCallback,
+  failSession,
+  hash,
+  insertConnectSession,
+  sessionByState,
+  sessionByToken,
+} from "./session-rows.ts";
+
+export { connectSessionTtlMs, insertConnectSession } from "./session-rows.ts";
+export type { ConnectFailure };
+export type ConnectOutcome = { ok: true; session: ConnectSessionsTable; replaced: boolean } | ConnectFailed;
+
+export interface ConnectSessionDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  secretBox: SecretBox;
+  publicUrl: string;
+  connections: Connections;
+  oauthClient(providerId: string): ProviderOAuthClient | undefined;
+}
+
+export class ConnectSessions {
+  constructor(private readonly deps: ConnectSessionDeps) {}
+
+  async create(input: { accountId: string; providerId: string; externalRef: string }) {
+    if (!this.deps.connections.supports(input.providerId)) {
+      throw invalidRequest(`The ${input.providerId} provider has no connections`, [
+        { path: "/provider_id", message: "is not a provider with credentials operations" },
+      ]);
+    }
+    const { token, expiresAt } = await insertConnectSession(this.deps.db, this.deps.clock, input);
+    return {
+      token,
+      connect_url: `${this.deps.publicUrl}/connect/${token}`,
+      expires_at: new Date(expiresAt).toISOString(),
+    };
+  }
+
+  /** The session behind a connect_url token, and whether it can still start (or restart, from the same browser). */
+  async open(
+    token: string,
+    browser: string | undefined,
+  ): Promise<ConnectFailed | { ok: "open"; session: ConnectSessionsTable }> {
+    const session = await sessionByToken(this.deps.db, token);
+    if (!session) return { ok: false, failure: "unknown_link", session };
+    if (session.status !== "pending" && session.status !== "started")
+      return { ok: false, failure: "already_used", session };
+    if (session.expires_at <= this.deps.clock.now()) return { ok: false, failure: "expired", session };
+    if (session.status === "started" && (browser === undefined || hash(browser) !== session.browser_hash)) {
+      return { ok: false, failure: "other_browser", session };
+    }
+    return { ok: "open", session };
+  }
+
+  /** Starts (or restarts) the authorization: answers the provider's authorization URL and the browser binding. */
+  async start(
+    session: ConnectSessionsTable,
+    browser: string | undefined,
+  ): Promise<{ authorizationUrl: URL; browser: string }> {
+    const client = this.client(session.provider_id);
+    const binding = session.status === "started" && browser ? browser : randomBase62(32);
+    const state = oauth.generateRandomState();
+    const verifier = oauth.generateRandomCodeVerifier();
+    const authorizationUrl = await client.authorizationUrl(state, verifier);
+    const sealed = {
+      state_hash: hash(state),
+      code_verifier: this.deps.secretBox.seal(verifier),
+      browser_hash: hash(binding),
+    };
+    const started = await this.deps.db
+      .updateTable("connect_sessions")
+      .set({ status: "started", ...sealed })
+      .where("id", "=", session.id)
+      .where("status", "=", session.status)
+      .where((eb) =>
+        session.state_hash === null ? eb("state_hash", "is", null) : eb("state_hash", "=", session.state_hash),
+      )
+      .executeTakeFirst();
+    if (Number(started.numUpdatedRows) !== 1)
+      throw new GatewayError("conflict", "The connect session changed meanwhile");
+    return { authorizationUrl, browser: binding };
+  }
+
+  /** Handles the provider's redirect back: at most once per session, only from the browser that started it. */
+  async complete(callback: URL, browser: string | undefined): Promise<ConnectOutcome> {
+    const { db, clock } = this.deps;
+    const state = callback.searchParams.get("state");
+    const session = state ? await sessionByState(db, state) : undefined;
+    if (!state || !session) return { ok: false, failure: "unknown_link", session: undefined };
+    if (session.status !== "started") return { ok: false, failure: "already_used", session };
+    if (browser === undefined || hash(browser) !== session.browser_hash)
+      return { ok: false, failure: "other_browser", session };
+    if (!(await claimCallback(db, session, state))) return { ok: false, failure: "already_used", session };
+    if (session.expires_at <= clock.now()) return failSession(db, clock, session, "expired");
+
+    const client = this.client(session.provider_id);
+    let tokens: TokenSet;
+    try {
+      const verifier = this.deps.secretBox.open(session.code_verifier ?? "");
+      tokens = await client.exchangeCode(callback, state, verifier, clock.now());
+    } catch (error) {
+      if (error instanceof AuthorizationDenied) {
+        return failSession(db, clock, session, error.error === "access_denied" ? "denied" : "provider_error");
+      }
+      const unavailable = error instanceof GatewayError && error.code === "provider_unavailable";
+      await failSession(db, clock, session, unavailable ? "provider_unavailable" : "provider_error");
+      if (unavailable) return { ok: false, failure: "provider_unavailable", session };
+      throw error;
+    }
+    let replaced: Awaited<ReturnType<Connections["create"]>>["replaced"];
+    try {
+      replaced = (await this.createConnection(session, tokens)).replaced;
+    } catch (error) {
+      // No connection holds the new grant: end it at the provider rather than leave it live.
+      await client.revoke(tokens.refreshToken ?? tokens.accessToken);
+      await failSession(db, clock, session, "provider_error");
+      throw error;
+    }
+    // The replaced connection's grant is of no further use; a provider that does not answer keeps it until expiry.
+    if (replaced) await this.deps.connections.revokeAtProvider(replaced);
+    return { ok: true, session, replaced: replaced !== undefined };
+  }
+
+  private client(providerId: string): ProviderOAuthClient {
+    const client = this.deps.oauthClient(providerId);
+    if (!client) throw new GatewayError("internal_error", `The ${providerId} provider has no OAuth configuration`);
+    return client;
+  }
+
+  private async createConnection(session: ConnectSessionsTable, tokens: TokenSet) {
+    const run = () =>
+      this.deps.db.transaction().execute(async (trx) => {
+        const result = await this.deps.connections.create(trx, {
+          accountId: session.account_id,
+          providerId: session.provider_id,
+          externalRef: session.external_ref,
+          tokens,
+        });
+        await trx
+          .updateTable("connect_sessions")
+          .set({
+            status: "completed",
+            connection_id: result.connection.id,
+            code_verifier: null,
+            finished_at: this.deps.clock.now(),
+          })
+          .where("id", "=", session.id)
+          .execute();
+        return result;
+      });
+    try {
+      return await run();
+    } catch {
+      // Two flows for one external_ref finishing together: the unique index refused the second; run it again so
+      // that it replaces the first, as the later connect should.
+      return run();
+    }
+  }
+}

@@ -1,0 +1,141 @@
+// Connections: a tenant's end user authorised at a provider. Resolution of credentials-mode calls (with refresh),
+// reading, listing and deleting (with revocation at the provider). State changes live in lifecycle.ts.
+import type { Kysely, Transaction } from "kysely";
+import type { ConnectionsTable, Database } from "../../store/schema.ts";
+import type { Clock } from "../clock.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
+import { notFound } from "../errors.ts";
+import type { Events } from "../events/events.ts";
+import { newestFirstPage } from "../pagination.ts";
+import type { ConnectionResolver } from "../services.ts";
+import { createReplacing, endConnection, type LifecycleDeps, liveStatuses, markNeedsReauth } from "./lifecycle.ts";
+import type { ProviderOAuthClient, TokenSet } from "./oauth-client.ts";
+import { ConnectionSnapshots } from "./snapshots.ts";
+import { needsReauth, noConnection, type RefreshSettings, TokenRefresher } from "./token-refresh.ts";
+import { type ConnectionView, toConnectionView } from "./views.ts";
+
+export interface ConnectionsDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  secretBox: SecretBox;
+  events: Events;
+  oauthClient(providerId: string): ProviderOAuthClient | undefined;
+  refresh: RefreshSettings;
+}
+
+export interface ListConnectionsInput {
+  externalRef?: string | undefined;
+  providerId?: string | undefined;
+  cursor?: string | undefined;
+  limit: number;
+}
+
+const noConnectionAtAll = (connectionId: string) => notFound(`No connection ${connectionId}`);
+
+export class Connections implements ConnectionResolver {
+  readonly snapshots: ConnectionSnapshots;
+  private readonly lifecycle: LifecycleDeps;
+  private readonly refresher: TokenRefresher;
+
+  constructor(private readonly deps: ConnectionsDeps) {
+    this.snapshots = new ConnectionSnapshots(deps.db, deps.clock);
+    this.lifecycle = { ...deps, snapshots: this.snapshots };
+    this.refresher = new TokenRefresher({
+      ...deps,
+      settings: deps.refresh,
+      markNeedsReauth: (connectionId, owner) => markNeedsReauth(this.lifecycle, connectionId, owner),
+    });
+  }
+
+  /** Whether the provider can be connected (it declares OAuth and its authorization server is known). */
+  supports(providerId: string): boolean {
+    return this.deps.oauthClient(providerId) !== undefined;
+  }
+
+  async resolveForCall(input: { accountId: string; providerId: string; connectionId: string }) {
+    const row = await this.callable(input);
+    const accessToken = await this.refresher.accessToken(row);
+    return { id: row.id, externalRef: row.external_ref, accessToken };
+  }
+
+  /** The provider refused `rejectedToken` (HTTP 401): refresh unless another call already did; answer the new one. */
+  async refreshRejected(input: { accountId: string; providerId: string; connectionId: string; rejectedToken: string }) {
+    const row = await this.callable(input);
+    const current = row.access_token ? this.deps.secretBox.open(row.access_token) : undefined;
+    if (current !== undefined && current !== input.rejectedToken) return current;
+    return this.refresher.accessToken(row, true);
+  }
+
+  /** Creates the connection of a completed flow in `trx`, replacing the live one of the same external_ref. */
+  create(
+    trx: Transaction<Database>,
+    input: { accountId: string; providerId: string; externalRef: string; tokens: TokenSet },
+  ) {
+    return createReplacing(this.lifecycle, trx, input);
+  }
+
+  async get(accountId: string, connectionId: string): Promise<ConnectionView> {
+    const row = await this.liveRow(accountId, connectionId);
+    if (!row) throw noConnectionAtAll(connectionId);
+    return toConnectionView(row);
+  }
+
+  async list(accountId: string, input: ListConnectionsInput) {
+    let query = this.deps.db
+      .selectFrom("connections")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("status", "in", liveStatuses);
+    if (input.externalRef !== undefined) query = query.where("external_ref", "=", input.externalRef);
+    if (input.providerId !== undefined) query = query.where("provider_id", "=", input.providerId);
+    const { items, pagination } = await newestFirstPage(query, input.cursor, input.limit);
+    return { connections: items.map(toConnectionView), pagination };
+  }
+
+  /** Deletes the connection and revokes its grant at the provider; answers whether the provider confirmed. */
+  async delete(accountId: string, connectionId: string): Promise<{ connection: ConnectionView; revoked: boolean }> {
+    const row = await this.deps.db.transaction().execute(async (trx) => {
+      const found = await this.liveRow(accountId, connectionId, trx);
+      const ended = found && (await endConnection(this.lifecycle, trx, found, null));
+      if (!ended) throw noConnectionAtAll(connectionId);
+      return ended;
+    });
+    const revoked = await this.revokeAtProvider(row);
+    return { connection: await this.view(row.id), revoked };
+  }
+
+  /** Revokes a (now dead) connection's grant: the refresh token ends the whole grant at a compliant server. */
+  async revokeAtProvider(row: ConnectionsTable): Promise<boolean> {
+    const client = this.deps.oauthClient(row.provider_id);
+    const sealed = row.refresh_token ?? row.access_token;
+    if (!client || !sealed) return false;
+    return client.revoke(this.deps.secretBox.open(sealed));
+  }
+
+  /** The live connection of the account for this provider, or the 404 and 422 of credentials-mode calls. */
+  private async callable(input: { accountId: string; providerId: string; connectionId: string }) {
+    const row = await this.liveRow(input.accountId, input.connectionId);
+    if (!row || row.provider_id !== input.providerId) throw noConnection(input.connectionId, input.providerId);
+    if (row.status === "needs_reauth") throw needsReauth(input.providerId);
+    return row;
+  }
+
+  private async view(connectionId: string): Promise<ConnectionView> {
+    const row = await this.deps.db
+      .selectFrom("connections")
+      .selectAll()
+      .where("id", "=", connectionId)
+      .executeTakeFirstOrThrow();
+    return toConnectionView(row);
+  }
+
+  private liveRow(accountId: string, connectionId: string, db: Kysely<Database> = this.deps.db) {
+    return db
+      .selectFrom("connections")
+      .selectAll()
+      .where("id", "=", connectionId)
+      .where("account_id", "=", accountId)
+      .where("status", "in", liveStatuses)
+      .executeTakeFirst();
+  }
+}

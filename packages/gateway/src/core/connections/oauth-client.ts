@@ -1,0 +1,162 @@
+// The gateway as an OAuth 2.0 client of one provider's authorization server, through oauth4webapi: metadata
+// discovery (RFC 8414), the authorization URL with PKCE S256 and state, the code exchange, refresh and revocation
+// (RFC 7009). Failures become GatewayErrors; a refused refresh is told apart so the connection can need re-auth.
+import * as oauth from "oauth4webapi";
+import { GatewayError } from "../errors.ts";
+
+export interface OAuthClientConfig {
+  providerId: string;
+  /** The authorization server's issuer identifier (its metadata lives under /.well-known/). */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  scopes: readonly string[];
+  redirectUri: string;
+  timeoutMs: number;
+}
+
+export interface TokenSet {
+  accessToken: string;
+  refreshToken: string | undefined;
+  /** Absolute expiry in ms, or null when the server did not say. */
+  expiresAt: number | null;
+  scopes: string[];
+}
+
+/** The provider refused the refresh token (invalid_grant): only the end user can repair the connection. */
+export class RefreshRefused extends Error {}
+
+export class ProviderOAuthClient {
+  private metadata: Promise<oauth.AuthorizationServer> | undefined;
+  private readonly client: oauth.Client;
+  private readonly auth: oauth.ClientAuth;
+  private readonly http: { signal: () => AbortSignal; [oauth.allowInsecureRequests]: boolean };
+
+  constructor(private readonly config: OAuthClientConfig) {
+    this.client = { client_id: config.clientId };
+    this.auth = oauth.ClientSecretBasic(config.clientSecret);
+    this.http = {
+      signal: () => AbortSignal.timeout(config.timeoutMs),
+      // Plain http only where the operator configured it (the loopback sandboxes in development and tests).
+      [oauth.allowInsecureRequests]: config.issuer.startsWith("http://"),
+    };
+  }
+
+  get providerId(): string {
+    return this.config.providerId;
+  }
+
+  /** The server metadata, discovered once; a failed discovery is retried by the next caller. */
+  server(): Promise<oauth.AuthorizationServer> {
+    if (!this.metadata) {
+      const issuer = new URL(this.config.issuer);
+      this.metadata = oauth
+        .discoveryRequest(issuer, { ...this.http, algorithm: "oauth2" })
+        .then((response) => oauth.processDiscoveryResponse(issuer, response))
+        .catch((error: unknown) => {
+          this.metadata = undefined;
+          throw this.unavailable("could not be discovered", error);
+        });
+    }
+    return this.metadata;
+  }
+
+  async authorizationUrl(state: string, codeVerifier: string): Promise<URL> {
+    const server = await this.server();
+    if (!server.authorization_endpoint) throw this.unavailable("has no authorization endpoint", undefined);
+    const url = new URL(server.authorization_endpoint);
+    url.searchParams.set("response_type", "code");
+    url.searchParams.set("client_id", this.config.clientId);
+    url.searchParams.set("redirect_uri", this.config.redirectUri);
+    url.searchParams.set("scope", this.config.scopes.join(" "));
+    url.searchParams.set("state", state);
+    url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(codeVerifier));
+    url.searchParams.set("code_challenge_method", "S256");
+    return url;
+  }
+
+  /**
+   * Checks the callback (state, iss, error) and exchanges the code. Throws AuthorizationDenied for an error the
+   * end user or the provider put in the callback, GatewayError for a failed exchange.
+   */
+  async exchangeCode(callback: URL, expectedState: string, codeVerifier: string, now: number): Promise<TokenSet> {
+    const server = await this.server();
+    let params: URLSearchParams;
+    try {
+      params = oauth.validateAuthResponse(server, this.client, callback.searchParams, expectedState);
+    } catch (error) {
+      if (error instanceof oauth.AuthorizationResponseError)
+        throw new AuthorizationDenied(error.error, error.error_description);
+      throw new AuthorizationDenied("invalid_callback", (error as Error).message);
+    }
+    try {
+      const response = await oauth.authorizationCodeGrantRequest(
+        server,
+        this.client,
+        this.auth,
+        params,
+        this.config.redirectUri,
+        codeVerifier,
+        this.http,
+      );
+      return toTokenSet(await oauth.processAuthorizationCodeResponse(server, this.client, response), now);
+    } catch (error) {
+      if (error instanceof oauth.ResponseBodyError) throw new AuthorizationDenied(error.error, error.error_description);
+      throw this.unavailable("did not complete the code exchange", error);
+    }
+  }
+
+  async refresh(refreshToken: string, now: number): Promise<TokenSet> {
+    const server = await this.server();
+    try {
+      const response = await oauth.refreshTokenGrantRequest(server, this.client, this.auth, refreshToken, this.http);
+      return toTokenSet(await oauth.processRefreshTokenResponse(server, this.client, response), now);
+    } catch (error) {
+      if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant") {
+        throw new RefreshRefused(error.error_description ?? "invalid_grant");
+      }
+      throw this.unavailable("did not refresh the access token", error);
+    }
+  }
+
+  /** Revokes a token (the refresh token ends the whole grant). Failures are reported, never thrown. */
+  async revoke(token: string): Promise<boolean> {
+    try {
+      const server = await this.server();
+      if (!server.revocation_endpoint) return false;
+      const response = await oauth.revocationRequest(server, this.client, this.auth, token, this.http);
+      await oauth.processRevocationResponse(response);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private unavailable(what: string, cause: unknown): GatewayError {
+    return new GatewayError(
+      "provider_unavailable",
+      `The ${this.config.providerId} provider's authorization server ${what}`,
+      { provider: this.config.providerId, ...(cause !== undefined && { cause }) },
+    );
+  }
+}
+
+/** An `error` in the callback or a refused code exchange: the flow ends without a connection. */
+export class AuthorizationDenied extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string | undefined,
+  ) {
+    super(description ?? error);
+  }
+}
+
+function toTokenSet(response: oauth.TokenEndpointResponse, now: number): TokenSet {
+  if (response.token_type !== "bearer") throw new Error(`Unsupported token type ${response.token_type}`);
+  return {
+    accessToken: response.access_token,
+    refreshToken: response.refresh_token,
+    expiresAt: typeof response.expires_in === "number" ? now + response.expires_in * 1000 : null,
+    scopes: response.scope ? response.scope.split(" ").filter(Boolean) : [],
+  };
+}

@@ -1,0 +1,65 @@
+// The Idempotency-Key header and the request fingerprint it is bound to (SPEC §5).
+import { createHash } from "node:crypto";
+import { invalidRequest } from "../errors.ts";
+
+const printableAscii = /^[\x20-\x7e]{1,255}$/;
+
+const malformed = (reason: string) =>
+  invalidRequest(
+    `The Idempotency-Key header ${reason}`,
+    [{ path: "/headers/idempotency-key", message: reason }],
+    "Send 1 to 255 printable ASCII characters, for example a random UUID.",
+  );
+
+/**
+ * The key from the header's value: 1–255 printable ASCII characters as sent, or a structured-field string
+ * (RFC 9651: `"…"` with `\"` and `\\` escapes) whose content is 1–255 printable ASCII characters.
+ * A value starting with a double quote is read as a structured-field string; anything else is taken literally.
+ */
+export function parseIdempotencyKey(header: string | string[]): string {
+  if (Array.isArray(header)) throw malformed("must be sent once");
+  const value = header.trim();
+  const key = value.startsWith('"') ? parseSfString(value) : value;
+  if (key === undefined) throw malformed("is not a valid quoted string");
+  if (key.length === 0) throw malformed("must not be empty");
+  if (!printableAscii.test(key)) throw malformed("must be 1 to 255 printable ASCII characters");
+  return key;
+}
+
+function parseSfString(value: string): string | undefined {
+  let out = "";
+  for (let i = 1; i < value.length; i++) {
+    const char = value[i] as string;
+    if (char === "\\") {
+      const next = value[++i];
+      if (next !== '"' && next !== "\\") return undefined;
+      out += next;
+    } else if (char === '"') {
+      return i === value.length - 1 ? out : undefined;
+    } else if (char < "\x20" || char > "\x7e") {
+      return undefined;
+    } else {
+      out += char;
+    }
+  }
+  return undefined;
+}
+
+export interface FingerprintInput {
+  method: string;
+  /** The request target as sent: path and query string. */
+  path: string;
+  connectionId: string | undefined;
+  rawBody: Uint8Array | undefined;
+}
+
+const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
+
+/** SHA-256 over method, path, connection id and the SHA-256 of the raw body bytes. */
+export function requestFingerprint(input: FingerprintInput): string {
+  const bodyHash = sha256(input.rawBody ?? new Uint8Array());
+  return sha256([input.method.toUpperCase(), input.path, input.connectionId ?? "", bodyHash].join("\n"));
+}
+
+/** What the store keeps instead of the key: the key alone is the secret that opens the stored response. */
+export const idempotencyKeyHash = (key: string) => sha256(`idempotency-key\n${key}`);

@@ -1,0 +1,49 @@
+// The Idempotency-Key header grammar and the fingerprint's inputs.
+import { describe, expect, it } from "vitest";
+import { GatewayError } from "../errors.ts";
+import { parseIdempotencyKey, requestFingerprint } from "./key.ts";
+import { openResponse, sealResponse } from "./seal.ts";
+
+describe("parseIdempotencyKey", () => {
+  it("takes printable ASCII literally, spaces and quotes inside included", () => {
+    expect(parseIdempotencyKey("a")).toBe("a");
+    expect(parseIdempotencyKey('order 42 / "x"')).toBe('order 42 / "x"');
+    expect(parseIdempotencyKey("~".repeat(255))).toHaveLength(255);
+  });
+
+  it("reads a structured-field string", () => {
+    expect(parseIdempotencyKey('"abc"')).toBe("abc");
+    expect(parseIdempotencyKey('"a\\"b\\\\c"')).toBe('a"b\\c');
+  });
+
+  it.each(['""', "", "x".repeat(256), "\u00e9", '"abc', '"a"b"', '"a\\nb"', "tab\there", ["a", "b"]])(
+    "refuses %j",
+    (value) => {
+      expect(() => parseIdempotencyKey(value as string)).toThrow(GatewayError);
+    },
+  );
+});
+
+describe("requestFingerprint", () => {
+  const base = { method: "POST", path: "/v1/p/o", connectionId: undefined, rawBody: Buffer.from("{}") };
+  it("changes with each input and treats an absent body as empty", () => {
+    const reference = requestFingerprint(base);
+    expect(requestFingerprint({ ...base })).toBe(reference);
+    expect(requestFingerprint({ ...base, path: "/v1/p/q" })).not.toBe(reference);
+    expect(requestFingerprint({ ...base, connectionId: "conn_x" })).not.toBe(reference);
+    expect(requestFingerprint({ ...base, rawBody: Buffer.from("{ }") })).not.toBe(reference);
+    expect(requestFingerprint({ ...base, rawBody: undefined })).toBe(
+      requestFingerprint({ ...base, rawBody: Buffer.alloc(0) }),
+    );
+  });
+});
+
+describe("sealResponse", () => {
+  it("opens only with the same key and account", () => {
+    const body = Buffer.from('{"data":{"key":"gwk_secret"}}');
+    const sealed = sealResponse(body, "k1", "acct");
+    expect(openResponse(sealed, "k1", "acct").equals(body)).toBe(true);
+    expect(() => openResponse(sealed, "k2", "acct")).toThrow();
+    expect(() => openResponse(sealed, "k1", "other")).toThrow();
+  });
+});

@@ -1,0 +1,106 @@
+// The two writes every request with a fresh Idempotency-Key makes — its claim and its completion — grouped across
+// concurrent requests (store/group-commit.ts): one multi-row statement per turn of the event loop, compiled once per
+// batch size. Both statements are plain SQL that SQLite and PostgreSQL share (ON CONFLICT … RETURNING).
+import type { Compilable, Kysely } from "kysely";
+import { groupCommit } from "../../store/group-commit.ts";
+import { type Placeholder, precompile } from "../../store/precompiled.ts";
+import type { Database, IdempotencyKeysTable } from "../../store/schema.ts";
+
+/** A row as a claim inserts it, or as a completion leaves it. */
+export type RecordRow = IdempotencyKeysTable;
+
+const columns = [
+  "account_id",
+  "key_hash",
+  "fingerprint",
+  "state",
+  "claim_token",
+  "lease_until",
+  "status",
+  "content_type",
+  "body",
+  "created_at",
+  "expires_at",
+] as const satisfies readonly (keyof RecordRow)[];
+
+type Statement = (values: Record<string, unknown>) => Promise<{ rows: unknown[] }>;
+
+export class RecordWrites {
+  /** Inserts a running claim unless the key has a record; answers whether this claim is the one stored. */
+  readonly insertClaim: (row: RecordRow) => Promise<boolean>;
+  /** Stores a completed record over the running claim it belongs to; false when that claim is no longer there. */
+  readonly storeCompleted: (row: RecordRow) => Promise<boolean>;
+  private readonly claimStatements = new Map<number, Statement>();
+  private readonly completeStatements = new Map<number, Statement>();
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.insertClaim = groupCommit((rows) => this.run(rows, this.claimStatements, (p, n) => this.claimSql(p, n)));
+    this.storeCompleted = groupCommit(async (rows) => {
+      // Two completions for one key cannot share a statement (an upsert may touch a row once): rare, so in turn.
+      const results = new Map<RecordRow, boolean>();
+      let left = rows;
+      while (left.length > 0) {
+        const seen = new Set<string>();
+        const batch = left.filter((row) => !seen.has(keyOf(row)) && seen.add(keyOf(row)));
+        const stored = await this.run(batch, this.completeStatements, (p, n) => this.completeSql(p, n));
+        for (const [i, row] of batch.entries()) results.set(row, stored[i] ?? false);
+        left = left.filter((row) => !results.has(row));
+      }
+      return rows.map((row) => results.get(row) ?? false);
+    });
+  }
+
+  /** Runs the statement for `rows.length` rows; a row "won" when its claim token comes back from RETURNING. */
+  private async run(
+    rows: RecordRow[],
+    cache: Map<number, Statement>,
+    build: (p: Placeholder<string>, count: number) => Compilable,
+  ): Promise<boolean[]> {
+    let statement = cache.get(rows.length);
+    if (!statement) {
+      statement = precompile<string, Database>(this.db, (p) => build(p, rows.length)) as Statement;
+      cache.set(rows.length, statement);
+    }
+    // Placeholders are numbered row by row, column by column: the values are one flat array in that order.
+    const values: unknown[] = [];
+    for (const row of rows) for (const column of columns) values.push(row[column]);
+    const { rows: returned } = await statement(values as unknown as Record<string, unknown>);
+    const won = new Set((returned as { claim_token: string }[]).map((r) => r.claim_token));
+    return rows.map((row) => won.has(row.claim_token));
+  }
+
+  private placeholders(p: Placeholder<string>, count: number) {
+    return Array.from({ length: count }, (_, i) =>
+      Object.fromEntries(columns.map((column, c) => [column, p(String(i * columns.length + c))])),
+    ) as unknown as RecordRow[];
+  }
+
+  private claimSql(p: Placeholder<string>, count: number) {
+    return this.db
+      .insertInto("idempotency_keys")
+      .values(this.placeholders(p, count))
+      .onConflict((oc) => oc.columns(["account_id", "key_hash"]).doNothing())
+      .returning("claim_token");
+  }
+
+  private completeSql(p: Placeholder<string>, count: number) {
+    return this.db
+      .insertInto("idempotency_keys")
+      .values(this.placeholders(p, count))
+      .onConflict((oc) =>
+        oc
+          .columns(["account_id", "key_hash"])
+          .doUpdateSet((eb) => ({
+            state: eb.ref("excluded.state"),
+            status: eb.ref("excluded.status"),
+            content_type: eb.ref("excluded.content_type"),
+            body: eb.ref("excluded.body"),
+          }))
+          .whereRef("idempotency_keys.claim_token", "=", "excluded.claim_token")
+          .where("idempotency_keys.state", "=", "running"),
+      )
+      .returning("claim_token");
+  }
+}
+
+const keyOf = (row: RecordRow) => `${row.account_id}\u0000${row.key_hash}`;

@@ -1,0 +1,40 @@
+// Random identifiers and secrets: a prefix and base62 characters drawn from the CSPRNG without modulo bias.
+import { randomBytes } from "node:crypto";
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+export function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      // 248 = 62 * 4: bytes above it would favour the first characters.
+      if (byte < 248) out += base62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export const newId = (prefix: string, length = 22) => `${prefix}_${randomBase62(length)}`;
+
+export const base62Pattern = (prefix: string, length: number) => new RegExp(`^${prefix}_[0-9A-Za-z]{${length}}$`);
+
+/**
+ * Identifiers made often (one per request): a random prefix drawn once per process and a counter, in base62, with the
+ * same shape as randomBase62(length). Unique across processes with overwhelming probability; not secret.
+ */
+export function sequentialIds(length: number, prefixLength = 8): () => string {
+  const prefix = randomBase62(prefixLength);
+  const counterLength = length - prefixLength;
+  let counter = 0;
+  return () => {
+    counter += 1;
+    let n = counter;
+    let digits = "";
+    for (let i = 0; i < counterLength; i++) {
+      digits = base62[n % 62] + digits;
+      n = Math.floor(n / 62);
+    }
+    return prefix + digits;
+  };
+}

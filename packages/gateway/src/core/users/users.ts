@@ -1,0 +1,67 @@
+// Console users: people of an account who sign in to the console with an email and a password. Every user of an
+// account may do everything the account may (there are no roles).
+import type { Kysely } from "kysely";
+import type { ConsoleUsersTable, Database } from "../../store/schema.ts";
+import type { Clock } from "../clock.ts";
+import { conflict, invalidRequest } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { hashPassword, minPasswordLength, verifyDecoy, verifyPassword } from "./passwords.ts";
+
+export interface ConsoleUser {
+  id: string;
+  account_id: string;
+  email: string;
+  created_at: number;
+  last_sign_in_at: number | null;
+}
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+const view = ({ password_hash: _, ...user }: ConsoleUsersTable): ConsoleUser => user;
+
+export class Users {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(input: { email: string; accountId: string; password: string }): Promise<ConsoleUser> {
+    const email = normaliseEmail(input.email);
+    if (!emailPattern.test(email) || email.length > 254) throw invalidRequest(`"${input.email}" is not an email`);
+    if (input.password.length < minPasswordLength) {
+      throw invalidRequest(`The password must have at least ${minPasswordLength} characters`);
+    }
+    const existing = await this.db.selectFrom("console_users").select("id").where("email", "=", email).execute();
+    if (existing.length > 0) throw conflict(`A console user with the email ${email} exists already`);
+    const row: ConsoleUsersTable = {
+      id: newId("usr", 16),
+      account_id: input.accountId,
+      email,
+      password_hash: await hashPassword(input.password),
+      created_at: this.clock.now(),
+      last_sign_in_at: null,
+    };
+    await this.db.insertInto("console_users").values(row).execute();
+    return view(row);
+  }
+
+  async get(id: string): Promise<ConsoleUser | undefined> {
+    const row = await this.db.selectFrom("console_users").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && view(row);
+  }
+
+  /** The user when the password matches; undefined otherwise (unknown email or wrong password alike). */
+  async authenticate(email: string, password: string): Promise<ConsoleUser | undefined> {
+    const row = await this.db
+      .selectFrom("console_users")
+      .selectAll()
+      .where("email", "=", normaliseEmail(email))
+      .executeTakeFirst();
+    if (!row) return verifyDecoy(password).then(() => undefined);
+    if (!(await verifyPassword(password, row.password_hash))) return undefined;
+    const now = this.clock.now();
+    await this.db.updateTable("console_users").set({ last_sign_in_at: now }).where("id", "=", row.id).execute();
+    return view({ ...row, last_sign_in_at: now });
+  }
+}

@@ -1,0 +1,60 @@
+// Claiming due deliveries: one UPDATE that leases them to this worker and counts the attempt. On PostgreSQL the
+// candidate rows are locked with FOR UPDATE SKIP LOCKED so that workers on several nodes never take the same row;
+// on SQLite the statement is atomic by itself. A lease that runs out (the worker died) makes the row due again.
+import { type Kysely, sql } from "kysely";
+import type { StoreKind } from "../../store/database.ts";
+import type { Database, WebhookDeliveriesTable } from "../../store/schema.ts";
+
+export async function claimDueDeliveries(
+  db: Kysely<Database>,
+  kind: StoreKind,
+  input: { now: number; leaseMs: number; limit: number },
+): Promise<WebhookDeliveriesTable[]> {
+  const { now } = input;
+  let due = db
+    .selectFrom("webhook_deliveries")
+    .select("id")
+    // A literal, not a parameter: only then can SQLite's planner use the partial index of pending rows.
+    .where("status", "=", sql.lit("pending"))
+    .where("next_attempt_at", "<=", now)
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
+    .orderBy("next_attempt_at")
+    .limit(input.limit);
+  if (kind === "postgres") due = due.forUpdate().skipLocked();
+  return db
+    .updateTable("webhook_deliveries")
+    .set((eb) => ({ lease_until: now + input.leaseMs, attempt_count: eb("attempt_count", "+", 1) }))
+    .where("id", "in", due)
+    .returningAll()
+    .execute();
+}
+
+/** SQLite has one worker: leases left by a previous process that was killed are void at start. */
+export async function releaseLeftoverLeases(db: Kysely<Database>): Promise<void> {
+  await db
+    .updateTable("webhook_deliveries")
+    .set({ lease_until: null })
+    .where("status", "=", "pending")
+    .where("lease_until", "is not", null)
+    .execute();
+}
+
+/** Hands claimed but unsent deliveries back (the worker is stopping): due again at once, attempt not counted. */
+export async function releaseClaims(
+  db: Kysely<Database>,
+  deliveries: readonly WebhookDeliveriesTable[],
+): Promise<void> {
+  const byAttempt = new Map<number, string[]>();
+  for (const delivery of deliveries) {
+    byAttempt.set(delivery.attempt_count, [...(byAttempt.get(delivery.attempt_count) ?? []), delivery.id]);
+  }
+  for (const [attempt, ids] of byAttempt) {
+    await db
+      .updateTable("webhook_deliveries")
+      .set((eb) => ({ lease_until: null, attempt_count: eb("attempt_count", "-", 1) }))
+      .where("id", "in", ids)
+      .where("attempt_count", "=", attempt)
+      .where("status", "=", "pending")
+      .execute();
+  }
+}

@@ -1,0 +1,44 @@
+// The rules for a webhook endpoint URL at registration (SPEC §7): https only, no credentials, and no private,
+// loopback or link-local target unless GATEWAY_WEBHOOK_ALLOW_PRIVATE=1. Delivery checks the address again.
+import net from "node:net";
+import { invalidRequest } from "../errors.ts";
+import { isPrivateAddress } from "./address-guard.ts";
+import { BlockedAddressError, type HostResolver, resolveAllowed } from "./resolver.ts";
+
+export interface UrlPolicy {
+  allowPrivate: boolean;
+  resolve: HostResolver;
+}
+
+const refuse = (message: string) =>
+  invalidRequest(`The webhook URL is not allowed: ${message}`, [{ path: "/url", message }]);
+
+/** The host part as an address or name, without IPv6 brackets. */
+export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
+
+/** Validates the URL and answers it normalised, or throws 400 with the reason. */
+export async function checkEndpointUrl(raw: string, policy: UrlPolicy): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw refuse("it is not an absolute URL");
+  }
+  const secure = url.protocol === "https:";
+  if (!secure && !(policy.allowPrivate && url.protocol === "http:")) throw refuse("it must use https://");
+  if (url.username || url.password) throw refuse("it must not carry credentials");
+  if (url.hash) throw refuse("it must not have a #fragment");
+  if (policy.allowPrivate) return url.href;
+  const host = hostOf(url);
+  if (net.isIP(host) !== 0) {
+    if (isPrivateAddress(host)) throw refuse(`${host} is a private, loopback or link-local address`);
+    return url.href;
+  }
+  try {
+    await resolveAllowed(host, policy);
+  } catch (error) {
+    if (error instanceof BlockedAddressError) throw refuse(error.message);
+    throw refuse(`${host} does not resolve`);
+  }
+  return url.href;
+}

@@ -1,0 +1,214 @@
+// The one webhook endpoint of an account: registration, its secrets (sealed at rest, shown once), rotation with a
+// grace during which the old secret keeps signing, and deletion (pending deliveries to it end as failed).
+import { randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { Database, WebhookEndpointsTable } from "../../store/schema.ts";
+import type { Clock } from "../clock.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
+import { invalidRequest, notFound } from "../errors.ts";
+import { eventTypes, isEventType } from "../events/event-types.ts";
+import { newId } from "../ids.ts";
+import { checkEndpointUrl, type UrlPolicy } from "./endpoint-url.ts";
+
+export const maxGraceSeconds = 7 * 24 * 3600;
+
+export interface EndpointView {
+  id: string;
+  url: string;
+  event_types: string[];
+  created_at: string;
+  updated_at: string;
+  /** End of a rotation's grace: until then the previous secret signs alongside the current one. */
+  previous_secret_expires_at: string | null;
+}
+
+/** `whsec_` + 32 base64url characters (24 random bytes). */
+const newSecret = () => `whsec_${randomBytes(24).toString("base64url")}`;
+const iso = (ms: number) => new Date(ms).toISOString();
+const noEndpoint = () => notFound("This account has no webhook endpoint; set one with set_webhook_endpoint");
+
+function checkEventTypes(types: readonly string[]): string[] {
+  const problems = types.flatMap((type, index) =>
+    type === "*" || isEventType(type)
+      ? []
+      : [{ path: `/event_types/${index}`, message: `"${type}" is not an event type: ${eventTypes.join(", ")}` }],
+  );
+  if (problems.length > 0) throw invalidRequest("Unknown event types", problems);
+  if (types.includes("*") && types.length > 1) {
+    throw invalidRequest('"*" subscribes to every type and stands alone', [
+      { path: "/event_types", message: '"*" must be the only entry' },
+    ]);
+  }
+  return [...new Set(types)];
+}
+
+export class WebhookEndpoints {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly box: SecretBox,
+    private readonly urlPolicy: UrlPolicy,
+  ) {}
+
+  /** Creates the endpoint (answering its secret, once) or changes its URL and types (secret unchanged: null). */
+  async set(accountId: string, input: { url: string; event_types: string[] }) {
+    const url = await checkEndpointUrl(input.url, this.urlPolicy);
+    const types = JSON.stringify(checkEventTypes(input.event_types));
+    const now = this.clock.now();
+    return this.db.transaction().execute(async (trx) => {
+      const existing = await this.find(trx, accountId);
+      if (existing) {
+        await trx
+          .updateTable("webhook_endpoints")
+          .set({ url, event_types: types, updated_at: now })
+          .where("id", "=", existing.id)
+          .execute();
+        return {
+          endpoint: await this.viewOf(trx, { ...existing, url, event_types: types, updated_at: now }),
+          secret: null,
+        };
+      }
+      const row = {
+        id: newId("we", 16),
+        account_id: accountId,
+        url,
+        event_types: types,
+        created_at: now,
+        updated_at: now,
+      };
+      await trx.insertInto("webhook_endpoints").values(row).execute();
+      const secret = newSecret();
+      await this.addSecret(trx, row.id, secret, now);
+      return { endpoint: await this.viewOf(trx, row), secret };
+    });
+  }
+
+  async get(accountId: string): Promise<EndpointView> {
+    const row = await this.find(this.db, accountId);
+    if (!row) throw noEndpoint();
+    return this.viewOf(this.db, row);
+  }
+
+  async delete(accountId: string): Promise<{ id: string }> {
+    const now = this.clock.now();
+    return this.db.transaction().execute(async (trx) => {
+      const row = await this.find(trx, accountId);
+      if (!row) throw noEndpoint();
+      await trx
+        .updateTable("webhook_deliveries")
+        .set({ status: "failed", completed_at: now, lease_until: null, last_error: "the endpoint was deleted" })
+        .where("endpoint_id", "=", row.id)
+        .where("status", "=", "pending")
+        .execute();
+      await trx.deleteFrom("webhook_secrets").where("endpoint_id", "=", row.id).execute();
+      await trx.deleteFrom("webhook_endpoints").where("id", "=", row.id).execute();
+      return { id: row.id };
+    });
+  }
+
+  /** Issues a new secret; the current ones keep signing for `graceSeconds` (0: stop at once). */
+  async rotate(accountId: string, graceSeconds: number) {
+    if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > maxGraceSeconds) {
+      throw invalidRequest("grace_seconds must be an integer from 0 to 604800 (7 days)", [
+        { path: "/grace_seconds", message: "must be from 0 to 604800" },
+      ]);
+    }
+    const now = this.clock.now();
+    return this.db.transaction().execute(async (trx) => {
+      const row = await this.find(trx, accountId);
+      if (!row) throw noEndpoint();
+      // Without a grace every secret stops at once; with one, the current secret signs on until its end (an
+      // earlier rotation's secret keeps its own, earlier end).
+      let stale = trx.deleteFrom("webhook_secrets").where("endpoint_id", "=", row.id);
+      if (graceSeconds > 0) stale = stale.where("expires_at", "<=", now);
+      await stale.execute();
+      if (graceSeconds > 0) {
+        await trx
+          .updateTable("webhook_secrets")
+          .set({ expires_at: now + graceSeconds * 1000 })
+          .where("endpoint_id", "=", row.id)
+          .where("expires_at", "is", null)
+          .execute();
+      }
+      const secret = newSecret();
+      await this.addSecret(trx, row.id, secret, now);
+      return { endpoint: await this.viewOf(trx, row), secret };
+    });
+  }
+
+  /** The secrets that sign now, per endpoint, newest first. */
+  async activeSecrets(endpointIds: readonly string[]): Promise<Map<string, string[]>> {
+    const result = new Map<string, string[]>();
+    if (endpointIds.length === 0) return result;
+    const now = this.clock.now();
+    const rows = await this.db
+      .selectFrom("webhook_secrets")
+      .select(["endpoint_id", "secret_sealed", "expires_at", "created_at"])
+      .where("endpoint_id", "in", [...endpointIds])
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+      .execute();
+    // The current secret (no end) first, then those in a grace, latest end first.
+    const rank = (row: { expires_at: number | null; created_at: number }) => [
+      row.expires_at ?? Infinity,
+      row.created_at,
+    ];
+    rows.sort((a, b) => {
+      const [ea, ca] = rank(a) as [number, number];
+      const [eb, cb] = rank(b) as [number, number];
+      return eb - ea || cb - ca;
+    });
+    for (const row of rows) {
+      const list = result.get(row.endpoint_id) ?? [];
+      list.push(this.open(row.secret_sealed));
+      result.set(row.endpoint_id, list);
+    }
+    return result;
+  }
+
+  // Sealed values are immutable, so their plaintext can be kept: delivery does not decrypt on every attempt.
+  private readonly opened = new Map<string, string>();
+  private open(sealed: string): string {
+    let plain = this.opened.get(sealed);
+    if (plain === undefined) {
+      plain = this.box.open(sealed);
+      if (this.opened.size > 10_000) this.opened.clear();
+      this.opened.set(sealed, plain);
+    }
+    return plain;
+  }
+
+  private find(db: Kysely<Database>, accountId: string) {
+    return db.selectFrom("webhook_endpoints").selectAll().where("account_id", "=", accountId).executeTakeFirst();
+  }
+
+  private async addSecret(trx: Kysely<Database>, endpointId: string, secret: string, now: number) {
+    await trx
+      .insertInto("webhook_secrets")
+      .values({
+        id: newId("whs", 16),
+        endpoint_id: endpointId,
+        secret_sealed: this.box.seal(secret),
+        created_at: now,
+        expires_at: null,
+      })
+      .execute();
+  }
+
+  private async viewOf(db: Kysely<Database>, row: WebhookEndpointsTable): Promise<EndpointView> {
+    const previous = await db
+      .selectFrom("webhook_secrets")
+      .select((eb) => eb.fn.max("expires_at").as("until"))
+      .where("endpoint_id", "=", row.id)
+      .where("expires_at", ">", this.clock.now())
+      .executeTakeFirst();
+    const until = previous?.until ?? null;
+    return {
+      id: row.id,
+      url: row.url,
+      event_types: JSON.parse(row.event_types) as string[],
+      created_at: iso(row.created_at),
+      updated_at: iso(row.updated_at),
+      previous_secret_expires_at: until === null ? null : iso(Number(until)),
+    };
+  }
+}

@@ -1,0 +1,214 @@
+// The delivery worker: claims due deliveries, signs each afresh, POSTs it, and records the outcome. It runs on every
+// node; a recorded event on this node wakes it at once, otherwise it polls. Also purges events past retention.
+import type { Kysely } from "kysely";
+import type { StoreKind } from "../../store/database.ts";
+import type { Database, WebhookDeliveriesTable } from "../../store/schema.ts";
+import type { Clock } from "../clock.ts";
+import type { Events } from "../events/events.ts";
+import { AttemptLog } from "./attempt-log.ts";
+import { claimDueDeliveries, releaseClaims, releaseLeftoverLeases } from "./claim.ts";
+import type { WebhookEndpoints } from "./endpoints.ts";
+import type { WebhookSender } from "./sender.ts";
+import { signatureHeader } from "./signature.ts";
+
+export interface WorkerOptions {
+  pollIntervalMs: number;
+  leaseMs: number;
+  concurrency: number;
+  userAgent: string;
+}
+
+export interface WorkerDeps {
+  db: Kysely<Database>;
+  kind: StoreKind;
+  clock: Clock;
+  events: Events;
+  endpoints: WebhookEndpoints;
+  sender: WebhookSender;
+  log: { error(object: object, message: string): void };
+}
+
+const purgeIntervalMs = 3600_000;
+/** After a wake, poll briefly at this pace: the waking transaction may not have committed yet. */
+const wakeWindowMs = 250;
+
+interface ReadyAttempt {
+  delivery: WebhookDeliveriesTable;
+  body: string | undefined;
+  url: string | undefined;
+  secrets: string[];
+}
+
+export class WebhookWorker {
+  private readonly attemptLog: AttemptLog;
+  /** Claimed and looked up, waiting for a free slot: the next batch is claimed while the current one is sent. */
+  private readonly ready: ReadyAttempt[] = [];
+  /** Attempts not yet recorded (stop waits for them). */
+  private readonly unfinished = new Set<Promise<void>>();
+  private sending = 0;
+  private running = false;
+  private loopDone: Promise<void> | undefined;
+  private sleeper: (() => void) | undefined;
+  private waitingForRoom = false;
+  private lastWakeAt = 0;
+  private purgeTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly deps: WorkerDeps,
+    private readonly options: WorkerOptions,
+  ) {
+    this.attemptLog = new AttemptLog(deps.db, deps.clock);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+    const purge = () =>
+      this.deps.events.purgeExpired().catch((err: unknown) => this.deps.log.error({ err }, "event purge failed"));
+    void purge();
+    this.purgeTimer = setInterval(purge, purgeIntervalMs);
+    this.purgeTimer.unref();
+  }
+
+  /** Stops claiming, hands back claims not yet sent, and waits for the attempts under way and their records. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearInterval(this.purgeTimer);
+    this.sleeper?.();
+    await this.loopDone;
+    const unsent = this.ready.splice(0).map((entry) => entry.delivery);
+    await releaseClaims(this.deps.db, unsent).catch((err: unknown) =>
+      this.deps.log.error({ err }, "releasing webhook claims failed"),
+    );
+    await Promise.allSettled([...this.unfinished]);
+  }
+
+  wake(): void {
+    this.lastWakeAt = Date.now();
+    if (!this.waitingForRoom) this.sleeper?.();
+  }
+
+  /** Claimed rows may reach twice the concurrency: the attempts being sent and the next batch ready to go. */
+  private room(): number {
+    return 2 * this.options.concurrency - this.sending - this.ready.length;
+  }
+
+  /** Claims up to `limit` due deliveries, looks up what they need and starts as many as slots allow. */
+  async deliverDueWebhooks(limit: number): Promise<number> {
+    const { db, kind, clock, endpoints } = this.deps;
+    const claimed = await claimDueDeliveries(db, kind, { now: clock.now(), leaseMs: this.options.leaseMs, limit });
+    if (claimed.length === 0) return 0;
+    const eventIds = [...new Set(claimed.map((d) => d.event_id))];
+    const endpointIds = [...new Set(claimed.map((d) => d.endpoint_id))];
+    const [bodies, urls, secrets] = await Promise.all([
+      db.selectFrom("events").select(["id", "body"]).where("id", "in", eventIds).execute(),
+      db.selectFrom("webhook_endpoints").select(["id", "url"]).where("id", "in", endpointIds).execute(),
+      endpoints.activeSecrets(endpointIds),
+    ]);
+    const bodyOf = new Map(bodies.map((row) => [row.id, row.body]));
+    const urlOf = new Map(urls.map((row) => [row.id, row.url]));
+    for (const delivery of claimed) {
+      this.ready.push({
+        delivery,
+        body: bodyOf.get(delivery.event_id),
+        url: urlOf.get(delivery.endpoint_id),
+        secrets: secrets.get(delivery.endpoint_id) ?? [],
+      });
+    }
+    this.pump();
+    return claimed.length;
+  }
+
+  private pump(): void {
+    while (this.sending < this.options.concurrency && this.ready.length > 0) {
+      const next = this.ready.shift() as ReadyAttempt;
+      this.sending++;
+      const attempt = this.attempt(next, () => {
+        this.sending--;
+        this.pump();
+        if (this.waitingForRoom && this.room() >= this.options.concurrency) this.sleeper?.();
+      });
+      this.unfinished.add(attempt);
+      void attempt.finally(() => this.unfinished.delete(attempt));
+    }
+  }
+
+  private async attempt(ready: ReadyAttempt, sent: () => void): Promise<void> {
+    const { delivery, body, url, secrets } = ready;
+    const attemptedAt = this.deps.clock.now();
+    let released = false;
+    const release = () => {
+      if (!released) sent();
+      released = true;
+    };
+    try {
+      if (body === undefined || url === undefined || secrets.length === 0) {
+        release();
+        const error = body === undefined ? "the event no longer exists" : "the endpoint was deleted";
+        const outcome = { ok: false, statusCode: null, latencyMs: 0, error, responseBody: null };
+        await this.attemptLog.record({ delivery, url: url ?? "", attemptedAt, outcome, final: true });
+        return;
+      }
+      const headers = {
+        "Content-Type": "application/json",
+        "Gateway-Event-Id": delivery.event_id,
+        "Gateway-Signature": signatureHeader(body, secrets, attemptedAt),
+        "Gateway-Delivery-Attempt": String(delivery.attempt_count),
+        "User-Agent": this.options.userAgent,
+      };
+      const outcome = await this.deps.sender.send(url, headers, body);
+      release();
+      await this.attemptLog.record({ delivery, url, attemptedAt, outcome });
+    } catch (err) {
+      release();
+      // The lease runs out and another pass retries: nothing is lost, at worst delivered twice.
+      this.deps.log.error({ err, delivery_id: delivery.id }, "recording a webhook attempt failed");
+    }
+  }
+
+  private async loop(): Promise<void> {
+    if (this.deps.kind === "sqlite") {
+      await releaseLeftoverLeases(this.deps.db).catch((err: unknown) =>
+        this.deps.log.error({ err }, "releasing leases failed"),
+      );
+    }
+    const { concurrency, pollIntervalMs } = this.options;
+    while (this.running) {
+      const room = this.room();
+      // Claim in batches of a whole concurrency's worth rather than one row per finished attempt: while one batch is
+      // sent, the next waits ready.
+      if (room < concurrency) {
+        // No await between the check and the sleep: a completion cannot slip in between and be missed.
+        this.waitingForRoom = true;
+        await this.sleep(pollIntervalMs);
+        this.waitingForRoom = false;
+        continue;
+      }
+      let claimed = 0;
+      try {
+        claimed = await this.deliverDueWebhooks(room);
+      } catch (err) {
+        this.deps.log.error({ err }, "claiming webhook deliveries failed");
+      }
+      if (!this.running) break;
+      if (claimed > 0 && claimed === room) continue; // a full batch: more may be due
+      const recentlyWoken = Date.now() - this.lastWakeAt < wakeWindowMs;
+      await this.sleep(recentlyWoken ? 10 : pollIntervalMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.sleeper = () => {
+        this.sleeper = undefined;
+        done();
+      };
+    });
+  }
+}

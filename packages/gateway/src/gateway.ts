@@ -1,0 +1,205 @@
+// The composition root: opens the store, builds the core services, reaches every provider's upstream (starting an
+// in-process sandbox where none is configured), and assembles the HTTP app. `gateway serve` and the tests use it.
+import type { FastifyInstance, FastifyServerOptions } from "fastify";
+import type { GatewayConfig } from "./config.ts";
+import { Accounts } from "./core/accounts.ts";
+import { ApiKeys } from "./core/api-keys.ts";
+import { type Clock, systemClock } from "./core/clock.ts";
+import { createConnectionServices } from "./core/connections/setup.ts";
+import { resolveMasterKey } from "./core/crypto/master-key.ts";
+import { SecretBox } from "./core/crypto/secret-box.ts";
+import { GatewayError } from "./core/errors.ts";
+import { ResourceCopies } from "./core/resources/resource-copies.ts";
+import type { CoreServices } from "./core/services.ts";
+import type { HostResolver } from "./core/webhooks/resolver.ts";
+import { createWebhookServices } from "./core/webhooks/service.ts";
+import { buildApp } from "./http/app.ts";
+import { connectRoutes } from "./http/connect/routes.ts";
+import { createConsole } from "./http/console/index.ts";
+import { hooksRoutes } from "./http/hooks.ts";
+import { createMetrics, type Metrics } from "./http/metrics.ts";
+import { createRequestGuards, type RequestGuards } from "./http/request-guards.ts";
+import { Registry } from "./providers/registry.ts";
+import type { ProviderDefinition } from "./providers/types.ts";
+import { createUpstreamClient, type UpstreamClient } from "./providers/upstream.ts";
+import { openStore, type Store, type StoreOptions } from "./store/database.ts";
+import { hookSecretsFor, startUpstreams } from "./upstreams.ts";
+
+export interface Gateway {
+  app: FastifyInstance;
+  core: CoreServices;
+  registry: Registry;
+  metrics: Metrics;
+  /** Rate limiter and idempotency records of the /v1 surface. */
+  guards: RequestGuards;
+  /** Base URL of each provider's upstream (sandbox or configured). */
+  upstreamUrls: Record<string, string>;
+  /** Starts listening; answers the bound URL. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  config: GatewayConfig;
+  clock?: Clock;
+  logger?: FastifyServerOptions["logger"];
+  /** PostgreSQL schema (tests isolate themselves this way). */
+  storeSchema?: string;
+  /** Replaces the registry's provider list (tests add providers of their own). */
+  providers?: readonly ProviderDefinition[];
+  /** Replaces DNS for webhook delivery (tests simulate DNS rebinding with it). */
+  webhookResolver?: HostResolver;
+}
+
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const storeOptions: StoreOptions = { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
+  if (options.storeSchema) storeOptions.schema = options.storeSchema;
+  const store: Store = openStore(storeOptions);
+  const closers: (() => Promise<void>)[] = [() => store.close()];
+  try {
+    await store.migrate();
+    const registry = new Registry(options.providers);
+    const metrics = createMetrics();
+    const masterKey = resolveMasterKey(config);
+    const secretBox = new SecretBox(masterKey.key);
+    let log: FastifyInstance["log"] | undefined;
+    const webhooks = createWebhookServices({
+      store,
+      clock,
+      secretBox,
+      settings: {
+        allowPrivate: config.webhookAllowPrivate,
+        timeoutMs: config.webhookTimeoutMs,
+        pollIntervalMs: config.webhookPollIntervalMs,
+        leaseMs: config.webhookLeaseMs,
+        concurrency: config.webhookConcurrency,
+        userAgent: "ProviderGateway-Webhooks/1.0",
+        resolve: options.webhookResolver,
+      },
+      log: { error: (object, message) => log?.error(object, message) },
+    });
+    closers.push(webhooks.close);
+    const core: CoreServices = {
+      store,
+      clock,
+      accounts: new Accounts(store.db, clock),
+      apiKeys: new ApiKeys(store.db, clock, config.keyCacheTtlMs),
+      publicUrl: config.publicUrl,
+      secretBox,
+      events: webhooks.events,
+      webhooks: { endpoints: webhooks.endpoints, deliveries: webhooks.deliveries },
+      resources: new ResourceCopies(store.db, clock),
+    };
+    let listeningUrl: string | undefined;
+    const hookSecrets = hookSecretsFor(registry.providers, config);
+
+    const upstreams = await startUpstreams(registry.providers, config, (providerId) => {
+      const secret = hookSecrets[providerId];
+      return secret === undefined
+        ? undefined
+        : { url: () => `${listeningUrl ?? config.publicUrl}/hooks/${providerId}`, secret };
+    });
+    closers.push(upstreams.close);
+    const clients = new Map<string, UpstreamClient>();
+    for (const [providerId, baseUrl] of Object.entries(upstreams.urls)) {
+      const provider = registry.provider(providerId);
+      clients.set(
+        providerId,
+        createUpstreamClient({
+          providerId,
+          baseUrl,
+          timeoutMs: config.upstreamTimeoutMs,
+          errorMessage: provider?.upstreamErrorMessage,
+          onCall: ({ status, seconds }) =>
+            metrics.upstreamDuration.observe({ provider: providerId, status: String(status) }, seconds),
+        }),
+      );
+    }
+    closers.push(async () => {
+      await Promise.all([...clients.values()].map((c) => c.close()));
+    });
+    const connectionServices = createConnectionServices({
+      store,
+      clock,
+      secretBox,
+      events: webhooks.events,
+      publicUrl: config.publicUrl,
+      providers: registry.providers,
+      upstreamUrls: upstreams.urls,
+      oauthClients: config.oauthClients,
+      timeoutMs: config.upstreamTimeoutMs,
+    });
+    core.connections = connectionServices.connections;
+    core.connectSessions = connectionServices.connectSessions;
+    const noUpstream = (providerId: string): UpstreamClient => ({
+      baseUrl: "",
+      request: () => Promise.reject(new GatewayError("internal_error", `The ${providerId} provider has no upstream`)),
+      close: async () => {},
+    });
+
+    const guards = await createRequestGuards({
+      config,
+      store,
+      clock,
+      metrics,
+      log: {
+        info: (object, message) => log?.info(object, message),
+        warn: (object, message) => log?.warn(object, message),
+      },
+    });
+    closers.push(guards.close);
+    const consoleSurface = createConsole({
+      config,
+      core,
+      registry,
+      upstream: (providerId) => clients.get(providerId) ?? noUpstream(providerId),
+      masterKey: masterKey.key,
+    });
+    closers.push(consoleSurface.close);
+
+    const app = await buildApp({
+      core,
+      registry,
+      metrics,
+      upstream: (providerId) => clients.get(providerId) ?? noUpstream(providerId),
+      logger: options.logger ?? false,
+      v1Extensions: guards.extensions,
+      tokenResolvers: consoleSurface.tokenResolvers,
+      plugins: [
+        connectRoutes({ core, registry }),
+        hooksRoutes({
+          core,
+          registry,
+          hookSecret: (providerId) => hookSecrets[providerId],
+          upstream: (providerId) => clients.get(providerId) ?? noUpstream(providerId),
+        }),
+        ...consoleSurface.plugins,
+      ],
+    });
+    log = app.log;
+    if (masterKey.warning) app.log.warn(masterKey.warning);
+    if (config.webhookWorker) webhooks.worker.start();
+
+    return {
+      app,
+      core,
+      registry,
+      metrics,
+      guards,
+      upstreamUrls: upstreams.urls,
+      async listen() {
+        listeningUrl = await app.listen({ host: config.host, port: config.port });
+        return listeningUrl;
+      },
+      async close() {
+        await app.close();
+        for (const close of closers.reverse()) await close();
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await close().catch(() => {});
+    throw error;
+  }
+}

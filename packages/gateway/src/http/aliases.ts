@@ -1,0 +1,58 @@
+// Resource aliases (providers/types.ts ResourceAlias) inside the /v1 plugin: each alias is one more route that runs
+// its operation through executeOperation, so that authentication, scopes, rate limits, Idempotency-Key (POST),
+// validation, the envelope and the errors are exactly those of the operation's uniform route.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { invalidRequest } from "../core/errors.ts";
+import { aliasParams } from "../providers/aliases.ts";
+import type { Registry } from "../providers/registry.ts";
+import type { ResourceAlias } from "../providers/types.ts";
+import { bodyAsObject } from "./body.ts";
+import { type ExecuteDeps, executeOperation } from "./execute.ts";
+
+const isEmptyObject = (value: unknown) =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+
+/** The operation's input: the path parameters, plus the body for a POST. */
+function aliasInput(alias: ResourceAlias, request: FastifyRequest): Record<string, unknown> {
+  const where = `${alias.method} ${request.url.split("?")[0]}`;
+  const query = Object.keys((request.query ?? {}) as Record<string, unknown>);
+  if (query.length > 0) {
+    throw invalidRequest(
+      `${where} takes no query parameters`,
+      query.map((name) => ({ path: `/query/${name}`, message: "is not an allowed parameter" })),
+    );
+  }
+  const params = request.params as Record<string, string>;
+  if (alias.method !== "POST") {
+    if (request.body !== undefined && !isEmptyObject(request.body)) {
+      throw invalidRequest(`${where} takes no body: its input is the path`, [{ path: "", message: "must be empty" }]);
+    }
+    return { ...params };
+  }
+  const body = bodyAsObject(request.body);
+  const clashes = aliasParams(alias.path).filter((name) => name in body && body[name] !== params[name]);
+  if (clashes.length > 0) {
+    throw invalidRequest(
+      `${where}: ${clashes.join(", ")} is given by the path`,
+      clashes.map((name) => ({ path: `/${name}`, message: "must match the path or be left out" })),
+    );
+  }
+  return { ...body, ...params };
+}
+
+export function registerAliasRoutes(app: FastifyInstance, options: ExecuteDeps & { registry: Registry }): void {
+  for (const provider of options.registry.providers) {
+    for (const alias of provider.aliases ?? []) {
+      const compiled = options.registry.operation(provider.id, alias.operation);
+      if (!compiled) continue; // the registry refuses such an alias at start
+      app.route({
+        method: alias.method,
+        url: `/v1/${provider.id}${alias.path}`,
+        handler: async (request) => {
+          request.operationLabel = { provider: provider.id, operation: alias.operation };
+          return executeOperation(options, request, compiled, aliasInput(alias, request));
+        },
+      });
+    }
+  }
+}

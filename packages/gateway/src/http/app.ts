@@ -1,0 +1,97 @@
+// Assembles the HTTP server: request ids, body parsing, the one error handler, the /v1 surface, docs and operator
+// endpoints, and one log line and metric per request.
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
+import type { Principal } from "../core/api-keys.ts";
+import { sequentialIds } from "../core/ids.ts";
+import type { CoreServices } from "../core/services.ts";
+import type { Registry } from "../providers/registry.ts";
+import type { UpstreamClient } from "../providers/upstream.ts";
+import { createAuthenticator, type TokenResolver } from "./auth.ts";
+import { bodyLimitBytes, registerBodyParsing } from "./body.ts";
+import { docsRoutes } from "./docs.ts";
+import { registerErrorHandling } from "./error-handler.ts";
+import type { Metrics } from "./metrics.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
+import { operatorRoutes } from "./operator.ts";
+import "./types.ts";
+import { v1Routes } from "./v1.ts";
+
+export interface AppDeps {
+  core: CoreServices;
+  registry: Registry;
+  metrics: Metrics;
+  upstream(providerId: string): UpstreamClient;
+  logger: FastifyServerOptions["logger"];
+  tokenResolvers?: TokenResolver[];
+  /** Extensions of every /v1 request: rate limiting, idempotency. */
+  v1Extensions?: ((app: FastifyInstance) => void | Promise<void>)[];
+  /** Further surfaces (connect pages, inbound hooks, console), each a Fastify plugin. */
+  plugins?: ((app: FastifyInstance) => Promise<void>)[];
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const nextRequestId = sequentialIds(20);
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    // One line per request is written by the onResponse hook below, with the fields operators need.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "request_id" }),
+    bodyLimit: bodyLimitBytes,
+    genReqId: () => `req_${nextRequestId()}`,
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+    routerOptions: { ignoreTrailingSlash: false },
+  });
+
+  const routes: { method: string; pattern: RegExp }[] = [];
+  app.addHook("onRoute", (route) => {
+    const source = route.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+");
+    for (const method of [route.method].flat()) {
+      if (method !== "HEAD") routes.push({ method, pattern: new RegExp(`^${source}/?$`) });
+    }
+  });
+  const allowedMethods = (path: string) => [
+    ...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method)),
+  ];
+
+  app.decorateRequest("operationLabel", undefined);
+  app.decorateRequest("notExecuted", undefined);
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    const label = request.operationLabel;
+    const provider = label?.provider ?? "-";
+    const operation = label?.operation ?? request.routeOptions.url ?? "unmatched";
+    const seconds = reply.elapsedTime / 1000;
+    deps.metrics.requests.inc({ provider, operation, status: reply.statusCode });
+    deps.metrics.requestDuration.observe({ provider, operation }, seconds);
+    const principal = request.principal as Principal | undefined;
+    request.log.info(
+      {
+        request_id: request.id,
+        method: request.method,
+        path: request.routeOptions.config.logRoutePattern ? request.routeOptions.url : request.url.split("?")[0],
+        status: reply.statusCode,
+        latency_ms: Math.round(reply.elapsedTime * 100) / 100,
+        ...(principal && { account: principal.accountId, key_id: principal.keyId }),
+        ...(label && { provider: label.provider, operation: label.operation }),
+      },
+      "request",
+    );
+  });
+
+  registerBodyParsing(app);
+  registerErrorHandling(app, allowedMethods);
+
+  await app.register(operatorRoutes, { store: deps.core.store, metrics: deps.metrics });
+  await app.register(docsRoutes, { document: buildOpenApiDocument(deps.registry, deps.core.publicUrl) });
+  await app.register(v1Routes, {
+    registry: deps.registry,
+    core: deps.core,
+    upstream: deps.upstream,
+    authenticate: createAuthenticator(deps.core.apiKeys, deps.tokenResolvers),
+    extensions: deps.v1Extensions ?? [],
+  });
+  for (const plugin of deps.plugins ?? []) await app.register(plugin);
+  return app;
+}

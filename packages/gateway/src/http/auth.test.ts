@@ -1,0 +1,151 @@
+// API keys over real HTTP: 401 and 403 exactly as the seed says (no provider field), scopes, revocation, expiry.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await startTestGateway();
+});
+afterAll(async () => t?.close());
+
+async function call(key: string | undefined, operation: string, body: unknown = {}, scheme = "Bearer") {
+  const response = await fetch(`${t.url}/v1/platform/${operation}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key !== undefined && { authorization: `${scheme} ${key}` }) },
+    body: JSON.stringify(body),
+  });
+  return { response, json: (await response.json()) as Record<string, any> };
+}
+
+async function createKey(scopes: string[], extra: Record<string, unknown> = {}) {
+  const { json } = await call(t.key, "create_api_key", { scopes, ...extra });
+  return json.data as { key: string; api_key: { id: string } };
+}
+
+function expectAuthError(
+  result: { response: Response; json: Record<string, any> },
+  status: number,
+  code: string,
+  message: string,
+) {
+  expect(result.response.status).toBe(status);
+  expect(result.json).toEqual({
+    error: {
+      code,
+      message,
+      request_id: result.response.headers.get("x-request-id"),
+      retryable: false,
+      fix: expect.any(String),
+    },
+  });
+}
+
+describe("401 unauthorized", () => {
+  it("refuses a missing key", async () => {
+    expectAuthError(
+      await call(undefined, "list_api_keys"),
+      401,
+      "unauthorized",
+      "Missing API key: send `Authorization: Bearer <key>`",
+    );
+  });
+  it("refuses another scheme", async () => {
+    expectAuthError(
+      await call(t.key, "list_api_keys", {}, "Basic"),
+      401,
+      "unauthorized",
+      "The Authorization header must use the Bearer scheme",
+    );
+  });
+  it("refuses a malformed key and an unknown key", async () => {
+    expectAuthError(await call("gwk_short", "list_api_keys"), 401, "unauthorized", "The API key is malformed");
+    expectAuthError(
+      await call(`gwk_${"A".repeat(32)}`, "list_api_keys"),
+      401,
+      "unauthorized",
+      "The API key is not valid",
+    );
+  });
+  it("refuses a revoked key", async () => {
+    const created = await createKey(["*"]);
+    expect((await call(created.key, "list_api_keys")).response.status).toBe(200);
+    const revoked = await call(t.key, "revoke_api_key", { key_id: created.api_key.id });
+    expect(revoked.json.data.api_key.revoked_at).toEqual(expect.any(String));
+    expectAuthError(await call(created.key, "list_api_keys"), 401, "unauthorized", "The API key has been revoked");
+  });
+  it("refuses an expired key", async () => {
+    const created = await createKey(["*"], { expires_at: new Date(Date.now() + 1500).toISOString() });
+    expect((await call(created.key, "list_api_keys")).response.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    expectAuthError(await call(created.key, "list_api_keys"), 401, "unauthorized", "The API key has expired");
+  });
+});
+
+describe("403 scope_denied", () => {
+  it("allows an operation scope and a provider scope, and refuses the rest", async () => {
+    const narrow = await createKey(["platform:list_api_keys"]);
+    expect((await call(narrow.key, "list_api_keys")).response.status).toBe(200);
+    const denied = await call(narrow.key, "create_api_key", { scopes: ["*"] });
+    expect(denied.response.status).toBe(403);
+    expect(denied.json).toEqual({
+      error: {
+        code: "scope_denied",
+        message: "This key's scopes do not allow platform:create_api_key",
+        request_id: denied.response.headers.get("x-request-id"),
+        retryable: false,
+        fix: 'Use a key with the scope "*", "platform" or "platform:create_api_key".',
+      },
+    });
+  });
+  it("does not let a key create a key with wider scopes than its own", async () => {
+    const platformOnly = await createKey(["platform"]);
+    const wider = await call(platformOnly.key, "create_api_key", { scopes: ["*"] });
+    expect(wider.response.status).toBe(403);
+    expect(wider.json.error.code).toBe("scope_denied");
+    const same = await call(platformOnly.key, "create_api_key", { scopes: ["platform:list_api_keys"] });
+    expect(same.response.status).toBe(200);
+    expect(same.json.data.key).toMatch(/^gwk_[0-9A-Za-z]{32}$/);
+  });
+});
+
+describe("keys are stored hashed and listed without secrets", () => {
+  it("never keeps the key in the store", async () => {
+    const created = await createKey(["catalog"], { name: "hash check" });
+    const rows = await t.gateway.core.store.db.selectFrom("api_keys").selectAll().execute();
+    const serialized = JSON.stringify(rows);
+    expect(serialized).not.toContain(created.key);
+    expect(serialized).not.toContain(created.key.slice(4));
+    const listed = await call(t.key, "list_api_keys");
+    expect(JSON.stringify(listed.json)).not.toContain(created.key);
+    expect(listed.json.data.api_keys[0]).toMatchObject({
+      name: "hash check",
+      scopes: ["catalog"],
+      key_prefix: created.key.slice(0, 8),
+    });
+  });
+});
+
+describe("revocation reaches a second node within the cache TTL", () => {
+  it("refuses the key on another node after its cache expires", async () => {
+    const second = await startTestGateway({ shareStoreWith: t, env: { GATEWAY_KEY_CACHE_TTL_MS: "1000" } });
+    try {
+      const created = await createKey(["*"]);
+      const viaSecond = () =>
+        fetch(`${second.url}/v1/platform/list_api_keys`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${created.key}` },
+        });
+      expect((await viaSecond()).status).toBe(200);
+      await call(t.key, "revoke_api_key", { key_id: created.api_key.id });
+      const deadline = Date.now() + 5000;
+      let status = 200;
+      while (Date.now() < deadline && status === 200) {
+        status = (await viaSecond()).status;
+        if (status === 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status).toBe(401);
+    } finally {
+      await second.close();
+    }
+  });
+});

@@ -1,0 +1,76 @@
+// The public demo at /demo: anyone may run the `none`-mode operations of the providers (never the platform's) as
+// the gateway's own `demo` account, an internal principal no key belongs to, with a strict per-visitor rate limit.
+// Nothing of any tenant is reachable: no connection, no management operation, no other account.
+import type { FastifyInstance } from "fastify";
+import type { Principal } from "../../core/api-keys.ts";
+import { GatewayError } from "../../core/errors.ts";
+import type { Registry } from "../../providers/registry.ts";
+import { bodyAsObject } from "../body.ts";
+import { type ExecuteDeps, executeOperation } from "../execute.ts";
+import { consoleProvider } from "./operations-routes.ts";
+import type { VisitorLimit } from "./visitor-limit.ts";
+
+export const demoAccountId = "demo";
+
+export interface DemoDeps extends ExecuteDeps {
+  registry: Registry;
+  limit: VisitorLimit;
+}
+
+export function demoRoutes(deps: DemoDeps) {
+  return async (app: FastifyInstance) => {
+    const allowed = deps.registry
+      .all()
+      .filter(({ provider, operation }) => provider.id !== consoleProvider && operation.auth === "none");
+    const principal: Principal = {
+      kind: "api_key",
+      accountId: demoAccountId,
+      keyId: "demo",
+      scopes: allowed.map(({ provider, operation }) => `${provider.id}:${operation.id}`),
+      rateLimit: { perMinute: deps.limit.settings.perMinute, burst: deps.limit.settings.burst },
+    };
+    let account: Promise<unknown> | undefined;
+
+    const listing = JSON.stringify({
+      data: {
+        rate_limit: deps.limit.settings,
+        operations: allowed.map(({ provider, operation }) => ({
+          provider_id: provider.id,
+          provider_title: provider.title,
+          operation_id: operation.id,
+          summary: operation.summary,
+          description: operation.description ?? null,
+          input_schema: operation.input,
+          example_input: operation.example.input,
+        })),
+      },
+    });
+    app.get("/demo/api/operations", async (_request, reply) =>
+      reply.type("application/json; charset=utf-8").send(listing),
+    );
+
+    app.post<{ Params: { provider: string; operation: string } }>(
+      "/demo/api/run/:provider/:operation",
+      async (request, reply) => {
+        const { provider, operation } = request.params;
+        const compiled = allowed.find((c) => c.provider.id === provider && c.operation.id === operation);
+        if (!compiled) {
+          throw new GatewayError(
+            "not_found",
+            `The demo runs none-mode provider operations only; not "${provider}:${operation}"`,
+          );
+        }
+        deps.limit.take(request.ip);
+        account ??= deps.core.accounts.ensure(demoAccountId, "Public demo").catch((error: unknown) => {
+          account = undefined;
+          throw error;
+        });
+        await account;
+        request.principal = principal;
+        request.operationLabel = { provider, operation };
+        reply.header("cache-control", "no-store");
+        return executeOperation(deps, request, compiled, bodyAsObject(request.body));
+      },
+    );
+  };
+}

@@ -1,0 +1,52 @@
+// Guards of the console API: a state-changing request must come from the console's own origin (Origin and
+// Sec-Fetch-Site, when the browser sends them) and carry the session's CSRF token; every route but sign-in needs a
+// live session, resolved from the cookie.
+import { timingSafeEqual } from "node:crypto";
+import type { FastifyRequest } from "fastify";
+import { GatewayError } from "../../core/errors.ts";
+import type { ConsoleSession, Sessions } from "../../core/users/sessions.ts";
+import { type CookieSettings, readCookie } from "./cookies.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set on console API routes once the session cookie resolved. */
+    consoleSession: ConsoleSession | undefined;
+  }
+}
+
+const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
+const forbidden = (message: string) => new GatewayError("scope_denied", message);
+
+/** Refuses cross-site state changes: the first line against CSRF, before the token. */
+export function requireSameOrigin(request: FastifyRequest, publicUrl: string): void {
+  if (safeMethods.has(request.method)) return;
+  const site = request.headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin" && site !== "none") {
+    throw forbidden("Cross-site requests to the console API are refused");
+  }
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  const allowed = new Set([new URL(publicUrl).origin, `${request.protocol}://${request.headers.host ?? ""}`]);
+  if (!allowed.has(origin)) throw forbidden(`Requests from ${origin} to the console API are refused`);
+}
+
+function sameToken(expected: string, given: string | string[] | undefined): boolean {
+  if (typeof given !== "string") return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function sessionGuard(sessions: Sessions, cookie: CookieSettings, publicUrl: string) {
+  return async function guard(request: FastifyRequest): Promise<void> {
+    requireSameOrigin(request, publicUrl);
+    const session = await sessions.resolve(readCookie(request, cookie.name));
+    if (!session) {
+      throw new GatewayError("unauthorized", "Sign in to the console first (no session, or it has ended)");
+    }
+    if (!safeMethods.has(request.method) && !sameToken(session.csrfToken, request.headers["x-csrf-token"])) {
+      throw forbidden("Missing or wrong X-CSRF-Token header: reload the console and try again");
+    }
+    request.consoleSession = session;
+  };
+}

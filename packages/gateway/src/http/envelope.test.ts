@@ -1,0 +1,172 @@
+// The wire format of the uniform route over real HTTP: success envelope, request ids, and every way a request can be
+// malformed, each answered with the exact error envelope.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await startTestGateway();
+});
+afterAll(async () => t?.close());
+
+const requestIdPattern = /^req_[0-9A-Za-z]{20}$/;
+
+async function post(path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
+  const response = await fetch(`${t.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${t.key}`, ...init.headers },
+    ...(init.body !== undefined && { body: init.body }),
+  });
+  return { response, json: (await response.json()) as Record<string, any> };
+}
+
+function expectError(
+  result: { response: Response; json: Record<string, any> },
+  status: number,
+  code: string,
+  message: string | RegExp,
+) {
+  const requestId = result.response.headers.get("x-request-id");
+  expect(result.response.status).toBe(status);
+  expect(result.response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  expect(requestId).toMatch(requestIdPattern);
+  expect(result.json.error.request_id).toBe(requestId);
+  expect(result.json.error.code).toBe(code);
+  expect(result.json.error.retryable).toBe(false);
+  expect(result.json.error).not.toHaveProperty("provider");
+  expect(result.json.error.message).toMatch(message);
+}
+
+describe("success envelope", () => {
+  it("wraps data with meta and a null pagination, and carries X-Request-Id", async () => {
+    const { response, json } = await post("/v1/platform/list_api_keys", {
+      body: "{}",
+      headers: { "content-type": "application/json" },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-request-id")).toMatch(requestIdPattern);
+    expect(Object.keys(json).sort()).toEqual(["data", "meta", "pagination"]);
+    expect(json.meta).toEqual({ source: "platform", fetched_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
+    expect(json.pagination).toBeNull();
+    expect(json.data.api_keys).toHaveLength(1);
+    expect(json.data.api_keys[0]).not.toHaveProperty("key");
+    expect(json.data.api_keys[0]).not.toHaveProperty("key_hash");
+  });
+
+  it("accepts an empty body, with or without a content type, for operations without input", async () => {
+    for (const headers of [{}, { "content-type": "application/json" }]) {
+      const { response } = await post("/v1/platform/list_api_keys", { headers });
+      expect(response.status).toBe(200);
+    }
+  });
+
+  it("answers distinct request ids", async () => {
+    const a = await post("/v1/platform/list_api_keys");
+    const b = await post("/v1/platform/list_api_keys");
+    expect(a.response.headers.get("x-request-id")).not.toBe(b.response.headers.get("x-request-id"));
+  });
+});
+
+describe("malformed requests", () => {
+  const json = { "content-type": "application/json" };
+
+  it("refuses malformed JSON", async () => {
+    expectError(
+      await post("/v1/platform/list_api_keys", { body: '{"a":', headers: json }),
+      400,
+      "invalid_request",
+      /not valid JSON/,
+    );
+  });
+
+  it("refuses a body that is not an object", async () => {
+    for (const [body, kind] of [
+      ["[1,2]", "an array"],
+      ['"text"', "a string"],
+      ["42", "a number"],
+      ["null", "null"],
+    ]) {
+      const result = await post("/v1/platform/list_api_keys", { body: body as string, headers: json });
+      expectError(result, 400, "invalid_request", `The body must be a JSON object, not ${kind}`);
+      expect(result.json.error.details).toEqual([{ path: "", message: "must be object" }]);
+    }
+  });
+
+  it("refuses other content types and a body without one", async () => {
+    expectError(
+      await post("/v1/platform/list_api_keys", {
+        body: "a=1",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      }),
+      400,
+      "invalid_request",
+      "Content-Type application/x-www-form-urlencoded is not supported; send application/json",
+    );
+    const bare = await fetch(`${t.url}/v1/platform/list_api_keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.key}` },
+      body: new Uint8Array([123, 125]),
+    });
+    expectError(
+      { response: bare, json: await bare.json() },
+      400,
+      "invalid_request",
+      "A body needs Content-Type: application/json",
+    );
+  });
+
+  it("refuses a body over 1 MiB", async () => {
+    const body = JSON.stringify({ name: "x".repeat(1024 * 1024) });
+    expectError(
+      await post("/v1/platform/create_api_key", { body, headers: json }),
+      400,
+      "invalid_request",
+      "The request body is larger than the 1 MiB limit",
+    );
+  });
+
+  it("lists every failing field in details, with JSON pointers", async () => {
+    const body = JSON.stringify({ scopes: ["ok", "Not A Scope", 7], name: 5, colour: "blue" });
+    const result = await post("/v1/platform/create_api_key", { body, headers: json });
+    expectError(result, 400, "invalid_request", "The input of platform:create_api_key is invalid");
+    const details = result.json.error.details as { path: string; message: string }[];
+    expect(details.map((d) => d.path).sort()).toEqual(["/colour", "/name", "/scopes/1", "/scopes/2"]);
+    expect(details.find((d) => d.path === "/colour")?.message).toBe("is not an allowed property");
+    expect(details.find((d) => d.path === "/name")?.message).toBe("must be string");
+  });
+
+  it("reports a missing required field at its path", async () => {
+    const result = await post("/v1/platform/create_api_key", { body: "{}", headers: json });
+    expect(result.json.error.details).toEqual([{ path: "/scopes", message: "is required" }]);
+  });
+
+  it("answers a wrong method with 400 and an Allow header", async () => {
+    const response = await fetch(`${t.url}/v1/platform/list_api_keys`, {
+      headers: { authorization: `Bearer ${t.key}` },
+    });
+    expect(response.headers.get("allow")).toBe("POST");
+    expectError(
+      { response, json: await response.json() },
+      400,
+      "invalid_request",
+      "GET is not allowed on /v1/platform/list_api_keys; use POST",
+    );
+  });
+
+  it("answers unknown providers, operations and paths with 404 not_found", async () => {
+    expectError(
+      await post("/v1/nosuch/op"),
+      404,
+      "not_found",
+      'There is no provider "nosuch"; GET /v1/operations lists them',
+    );
+    expectError(
+      await post("/v1/platform/nosuch"),
+      404,
+      "not_found",
+      'The platform provider has no operation "nosuch"; GET /v1/operations lists them',
+    );
+    const response = await fetch(`${t.url}/nowhere`);
+    expectError({ response, json: await response.json() }, 404, "not_found", "No route GET /nowhere");
+  });
+});

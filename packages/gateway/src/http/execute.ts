@@ -1,0 +1,106 @@
+// Runs one operation for an authenticated request: scopes, connection, input validation, the adapter, output check,
+// and the success envelope. The uniform route and the resource aliases both come through here.
+import type { FastifyRequest } from "fastify";
+import { GatewayError, invalidRequest } from "../core/errors.ts";
+import type { CoreServices } from "../core/services.ts";
+import { type CompiledOperation, fieldProblems } from "../providers/registry.ts";
+import type { ConnectionContext, OperationContext, Pagination } from "../providers/types.ts";
+import type { UpstreamClient } from "../providers/upstream.ts";
+import { requireScope } from "./auth.ts";
+
+export interface SuccessEnvelope {
+  data: unknown;
+  meta: { source: string; fetched_at: string };
+  pagination: Pagination | null;
+}
+
+export interface ExecuteDeps {
+  core: CoreServices;
+  upstream(providerId: string): UpstreamClient;
+}
+
+const connectionIdPattern = /^conn_[0-9A-Za-z]{22}$/;
+
+export async function executeOperation(
+  deps: ExecuteDeps,
+  request: FastifyRequest,
+  compiled: CompiledOperation,
+  input: Record<string, unknown>,
+): Promise<SuccessEnvelope> {
+  const { provider, operation } = compiled;
+  const principal = request.principal;
+  if (!principal) throw new GatewayError("unauthorized", "Missing API key: send `Authorization: Bearer <key>`");
+  requireScope(principal, provider.id, operation.id);
+
+  const connection = await connectionFor(deps.core, request, compiled, principal.accountId);
+
+  if (!compiled.validateInput(input)) {
+    throw invalidRequest(
+      `The input of ${provider.id}:${operation.id} is invalid`,
+      fieldProblems(compiled.validateInput.errors),
+    );
+  }
+
+  const ctx: OperationContext = {
+    requestId: request.id,
+    accountId: principal.accountId,
+    principal,
+    providerId: provider.id,
+    upstream: deps.upstream(provider.id),
+    connection,
+    core: deps.core,
+    clock: deps.core.clock,
+  };
+  const result = await operation.handle(input, ctx);
+
+  if (!compiled.validateOutput(result.data)) {
+    request.log.error(
+      {
+        request_id: request.id,
+        provider: provider.id,
+        operation: operation.id,
+        problems: fieldProblems(compiled.validateOutput.errors),
+      },
+      "operation output does not match its schema",
+    );
+    throw new GatewayError("internal_error", `The answer of ${provider.id}:${operation.id} did not match its schema`);
+  }
+  return {
+    data: result.data,
+    meta: { source: provider.id, fetched_at: new Date(deps.core.clock.now()).toISOString() },
+    pagination: result.pagination ?? null,
+  };
+}
+
+async function connectionFor(
+  core: CoreServices,
+  request: FastifyRequest,
+  { provider, operation }: CompiledOperation,
+  accountId: string,
+): Promise<ConnectionContext | undefined> {
+  const header = request.headers["x-gateway-connection-id"];
+  if (header !== undefined && request.headers.origin !== undefined) {
+    throw invalidRequest(
+      "X-Gateway-Connection-Id was sent from a browser (an Origin header is present): connection ids belong in server code only",
+    );
+  }
+  if (operation.auth !== "credentials") return undefined;
+  // A delegation token (console try-it-out) carries its connection server-side: the browser never holds the id.
+  const delegated = request.principal?.connectionId;
+  if ((header === undefined || header === "") && delegated !== undefined) {
+    if (!core.connections) throw new GatewayError("internal_error", "Connections are not available on this gateway");
+    return core.connections.resolveForCall({ accountId, providerId: provider.id, connectionId: delegated });
+  }
+  if (header === undefined || header === "") {
+    throw invalidRequest(`${provider.id}:${operation.id} needs a connection: send the X-Gateway-Connection-Id header`, [
+      { path: "/headers/x-gateway-connection-id", message: "is required" },
+    ]);
+  }
+  if (typeof header !== "string" || !connectionIdPattern.test(header)) {
+    throw invalidRequest("X-Gateway-Connection-Id must be conn_ followed by 22 letters and digits", [
+      { path: "/headers/x-gateway-connection-id", message: "is malformed" },
+    ]);
+  }
+  if (!core.connections) throw new GatewayError("internal_error", "Connections are not available on this gateway");
+  return core.connections.resolveForCall({ accountId, providerId: provider.id, connectionId: header });
+}

@@ -1,0 +1,38 @@
+// POST /hooks/{provider_id}: state changes pushed by provider upstreams, signed with the provider's hook secret.
+// A bad signature is a 400 with the error envelope; a repeated hook id is answered 200 and not processed again.
+import type { FastifyInstance } from "fastify";
+import { notFound } from "../core/errors.ts";
+import { acceptInboundHook } from "../core/events/inbound-hooks.ts";
+import type { CoreServices } from "../core/services.ts";
+import type { Registry } from "../providers/registry.ts";
+import type { UpstreamClient } from "../providers/upstream.ts";
+
+export interface HooksOptions {
+  core: CoreServices;
+  registry: Registry;
+  /** The hook secret of each provider that accepts hooks. */
+  hookSecret(providerId: string): string | undefined;
+  upstream(providerId: string): UpstreamClient;
+}
+
+export function hooksRoutes(options: HooksOptions) {
+  return async function hooks(app: FastifyInstance): Promise<void> {
+    app.post<{ Params: { provider: string } }>("/hooks/:provider", async (request) => {
+      const providerId = request.params.provider;
+      const provider = options.registry.provider(providerId);
+      const secret = options.hookSecret(providerId);
+      if (!provider?.handleHook || secret === undefined) throw notFound(`No inbound hooks for "${providerId}"`);
+      request.operationLabel = { provider: providerId, operation: "hook" };
+      const signature = request.headers["gateway-signature"];
+      const result = await acceptInboundHook(options.core, {
+        providerId,
+        rawBody: request.rawBody ?? Buffer.alloc(0),
+        signatureHeader: Array.isArray(signature) ? signature.join(",") : signature,
+        secret,
+        handle: provider.handleHook.bind(provider),
+        context: { providerId, core: options.core, clock: options.core.clock, upstream: options.upstream(providerId) },
+      });
+      return { received: true, duplicate: result.duplicate };
+    });
+  };
+}

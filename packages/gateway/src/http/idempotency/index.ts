@@ -1,0 +1,141 @@
+// Idempotency-Key on every POST under /v1 (SPEC §5), one mechanism for operations, platform operations and resource
+// aliases: a preHandler (after authentication and body parsing) claims the key or replays the stored response, and
+// onSend stores the serialized response of the request that held the claim, byte for byte.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { GatewayError } from "../../core/errors.ts";
+import { idempotencyKeyHash, parseIdempotencyKey, requestFingerprint } from "../../core/idempotency/key.ts";
+import type { HeldClaim, IdempotencyRecords, StoredResponse } from "../../core/idempotency/records.ts";
+import { openResponse, sealResponse } from "../../core/idempotency/seal.ts";
+import type { Metrics } from "../metrics.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The idempotency claim this request holds while it executes. */
+    idempotencyClaim: ActiveClaim | undefined;
+  }
+}
+
+interface ActiveClaim extends HeldClaim {
+  key: string;
+  renewal: NodeJS.Timeout;
+}
+
+export interface IdempotencyDeps {
+  records: IdempotencyRecords;
+  /** How long a repeat waits for the first request under its key to finish (SPEC §5: 10 s). */
+  waitMs: number;
+  metrics: Pick<Metrics, "idempotentRequests" | "idempotencyWaiting">;
+}
+
+/** Answers that mean nothing was executed: the claim is released and the key stays free (SPEC §5). */
+const notExecutedStatuses = new Set([400, 401, 403, 429]);
+
+export function idempotency(deps: IdempotencyDeps) {
+  return function registerIdempotency(app: FastifyInstance): void {
+    app.decorateRequest("idempotencyClaim", undefined);
+
+    app.addHook("preHandler", async (request, reply) => {
+      const header = request.headers["idempotency-key"];
+      if (request.method !== "POST" || header === undefined || !request.principal) return;
+      const key = parseIdempotencyKey(header);
+      const accountId = request.principal.accountId;
+      const ref = { accountId, keyHash: idempotencyKeyHash(key) };
+      const connection = request.headers["x-gateway-connection-id"];
+      const fingerprint = requestFingerprint({
+        method: request.method,
+        path: request.url,
+        connectionId: typeof connection === "string" ? connection : connection?.join(", "),
+        rawBody: request.rawBody,
+      });
+
+      let waiting = false;
+      const outcome = await deps.records
+        .claimOrWait(ref, fingerprint, deps.waitMs, () => {
+          waiting = true;
+          deps.metrics.idempotencyWaiting.inc();
+        })
+        .finally(() => waiting && deps.metrics.idempotencyWaiting.dec());
+
+      switch (outcome.kind) {
+        case "claimed": {
+          deps.metrics.idempotentRequests.inc({ outcome: "executed" });
+          const renewal = setInterval(() => {
+            deps.records.renew(ref, outcome.token).catch((error: unknown) => {
+              request.log.warn({ err: error, request_id: request.id }, "could not renew an idempotency claim");
+            });
+          }, deps.records.timings.leaseMs / 3);
+          renewal.unref();
+          request.idempotencyClaim = { ref, key, token: outcome.token, fingerprint, renewal };
+          return;
+        }
+        case "completed":
+          deps.metrics.idempotentRequests.inc({ outcome: "replayed" });
+          return replay(reply, outcome.response, key, accountId);
+        case "reused":
+          deps.metrics.idempotentRequests.inc({ outcome: "key_reused" });
+          throw new GatewayError("conflict", "This Idempotency-Key was already used for a different request", {
+            details: { reason: "idempotency_key_reused" },
+            fix: "Reuse a key only to retry the identical request (same method, path, connection and body); use a new key for a new request.",
+          });
+        case "running":
+          deps.metrics.idempotentRequests.inc({ outcome: "in_progress" });
+          throw new GatewayError("conflict", "A request with this Idempotency-Key is still running", {
+            details: { reason: "idempotency_in_progress" },
+            fix: "Retry later with the same key to receive the first request's response.",
+          });
+      }
+    });
+
+    app.addHook("onSend", async (request, reply, payload) => {
+      const claim = takeClaim(request);
+      if (claim) await settle(deps, request, claim, reply, payload);
+      return payload;
+    });
+
+    // Safety net: a request that ended without onSend (the connection broke first) gives its claim back.
+    app.addHook("onResponse", async (request) => {
+      const claim = takeClaim(request);
+      if (claim) await deps.records.release(claim.ref, claim.token).catch(() => {});
+    });
+  };
+}
+
+function takeClaim(request: FastifyRequest): ActiveClaim | undefined {
+  const claim = request.idempotencyClaim;
+  if (!claim) return undefined;
+  request.idempotencyClaim = undefined;
+  clearInterval(claim.renewal);
+  return claim;
+}
+
+async function settle(
+  deps: IdempotencyDeps,
+  request: FastifyRequest,
+  claim: ActiveClaim,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<void> {
+  try {
+    const body = typeof payload === "string" ? Buffer.from(payload) : payload == null ? Buffer.alloc(0) : payload;
+    if (notExecutedStatuses.has(reply.statusCode) || request.notExecuted || !Buffer.isBuffer(body)) {
+      await deps.records.release(claim.ref, claim.token);
+      return;
+    }
+    const contentType = reply.getHeader("content-type");
+    const stored = await deps.records.complete(claim, {
+      status: reply.statusCode,
+      contentType: contentType === undefined ? undefined : String(contentType),
+      sealedBody: sealResponse(body, claim.key, claim.ref.accountId),
+    });
+    if (!stored) request.log.warn({ request_id: request.id }, "idempotency claim was taken over before completion");
+  } catch (error) {
+    // The operation has run: its answer still goes out. The claim's lease lapses and a retry executes anew.
+    request.log.error({ err: error, request_id: request.id }, "could not store the idempotent response");
+  }
+}
+
+function replay(reply: FastifyReply, response: StoredResponse, key: string, accountId: string): FastifyReply {
+  reply.code(response.status).header("idempotent-replayed", "true");
+  if (response.contentType !== undefined) reply.header("content-type", response.contentType);
+  return reply.send(openResponse(response.sealedBody, key, accountId));
+}

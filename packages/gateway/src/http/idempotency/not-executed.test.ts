@@ -1,0 +1,94 @@
+// A 502 is replayed under its Idempotency-Key when the provider was called (SPEC §5), but not when the gateway
+// certainly never reached it (connection refused): then nothing was executed and a retry with the key runs anew.
+import http from "node:http";
+import { Type } from "@sinclair/typebox";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { freePort, startTestGateway, type TestGateway } from "../../../test/harness.ts";
+import { platformProvider } from "../../providers/platform/manifest.ts";
+import { StrictObject } from "../../providers/schemas.ts";
+import { defineOperation, defineProvider } from "../../providers/types.ts";
+
+const orders = defineProvider({
+  id: "orders",
+  title: "Orders",
+  description: "A test provider whose one operation creates something upstream.",
+  sandbox: "none",
+  operations: [
+    defineOperation({
+      id: "create_thing",
+      summary: "Creates a thing upstream",
+      auth: "none",
+      input: StrictObject({ name: Type.String() }),
+      output: Type.Object({ id: Type.String() }, { additionalProperties: false }),
+      example: { input: { name: "a" }, output: { id: "thing_1" } },
+      handle: async (input, ctx) => ({
+        data: await ctx.upstream.request<{ id: string }>({ method: "POST", path: "/things", body: input }),
+      }),
+    }),
+  ],
+});
+
+let t: TestGateway;
+let port: number;
+let upstream: http.Server | undefined;
+let upstreamStatus = 200;
+let created = 0;
+
+beforeAll(async () => {
+  port = await freePort();
+  t = await startTestGateway({
+    providers: [platformProvider, orders],
+    env: { GATEWAY_UPSTREAM_ORDERS_URL: `http://127.0.0.1:${port}` },
+  });
+});
+afterAll(async () => {
+  await t?.close();
+  upstream?.close();
+});
+
+function startUpstream(): Promise<void> {
+  upstream = http.createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      if (upstreamStatus !== 200) {
+        response.writeHead(upstreamStatus, { "content-type": "application/json" }).end("{}");
+        return;
+      }
+      created += 1;
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: `thing_${created}` }));
+    });
+  });
+  return new Promise((resolve) => upstream?.listen(port, "127.0.0.1", resolve));
+}
+
+const create = (key: string) => t.call("orders", "create_thing", { name: "a" }, { "idempotency-key": key });
+
+it("does not store a 502 for a provider that refused the connection, so the retry executes", async () => {
+  const first = await create("refused-then-up");
+  expect(first.status).toBe(502);
+  expect(((await first.json()) as any).error).toMatchObject({ code: "provider_unavailable", provider: "orders" });
+
+  await startUpstream();
+  const retry = await create("refused-then-up");
+  expect(retry.status).toBe(200);
+  expect(retry.headers.get("idempotent-replayed")).toBeNull();
+  const body = await retry.text();
+  expect(JSON.parse(body).data).toEqual({ id: "thing_1" });
+
+  const again = await create("refused-then-up");
+  expect(again.headers.get("idempotent-replayed")).toBe("true");
+  expect(await again.text()).toBe(body);
+  expect(created).toBe(1);
+});
+
+it("stores and replays a 502 for a provider that was reached and failed", async () => {
+  upstreamStatus = 503;
+  const first = await create("reached-and-failed");
+  const firstBody = await first.text();
+  expect(first.status).toBe(502);
+  upstreamStatus = 200;
+  const retry = await create("reached-and-failed");
+  expect(retry.status).toBe(502);
+  expect(retry.headers.get("idempotent-replayed")).toBe("true");
+  expect(await retry.text()).toBe(firstBody);
+});

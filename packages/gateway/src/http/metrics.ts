@@ -1,0 +1,48 @@
+// Prometheus metrics of one gateway instance (its own registry, so that several can live in one process).
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "gateway_process_" });
+  return {
+    registry,
+    requests: new Counter({
+      name: "gateway_requests_total",
+      help: "Requests answered, by provider, operation and HTTP status.",
+      labelNames: ["provider", "operation", "status"] as const,
+      registers: [registry],
+    }),
+    requestDuration: new Histogram({
+      name: "gateway_request_duration_seconds",
+      help: "Time to answer a request, by provider and operation.",
+      labelNames: ["provider", "operation"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    upstreamDuration: new Histogram({
+      name: "gateway_upstream_duration_seconds",
+      help: "Time of calls to provider upstreams, by provider and outcome (HTTP status or error).",
+      labelNames: ["provider", "status"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    idempotentRequests: new Counter({
+      name: "gateway_idempotent_requests_total",
+      help: "POSTs with an Idempotency-Key, by outcome: executed, replayed, key_reused, in_progress.",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    idempotencyWaiting: new Gauge({
+      name: "gateway_idempotency_waiting",
+      help: "Requests waiting for the first request under the same Idempotency-Key to finish.",
+      registers: [registry],
+    }),
+    rateLimitFailOpen: new Counter({
+      name: "gateway_rate_limit_fail_open_total",
+      help: "Requests let through without a rate-limit decision because Redis did not answer in time.",
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,89 @@
+// The OpenAPI document: served at /openapi.json, lint-clean under Redocly's recommended rules, and carrying the
+// markers and error responses the spec requires for every operation.
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+
+let t: TestGateway;
+let document: any;
+beforeAll(async () => {
+  t = await startTestGateway();
+  const response = await fetch(`${t.url}/openapi.json`);
+  expect(response.status).toBe(200);
+  document = await response.json();
+});
+afterAll(async () => t?.close());
+
+describe("GET /openapi.json", () => {
+  it("is OpenAPI 3.1.0 with info.version 7", () => {
+    expect(document.openapi).toBe("3.1.0");
+    expect(document.info.version).toBe("7");
+    expect(document.servers).toEqual([{ url: t.config.publicUrl }]);
+  });
+
+  it("passes Redocly's recommended ruleset with no errors and no warnings", async () => {
+    // The one rule turned off: `servers` is the gateway's own public URL, which is localhost in development and tests.
+    const config = await createConfig({ extends: ["recommended"], rules: { "no-server-example.com": "off" } });
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: "openapi.json", config });
+    const described = problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+    expect(described).toEqual([]);
+  });
+
+  it("declares every registry operation once, with markers and error responses", () => {
+    const operations = t.gateway.registry.all();
+    // Resource aliases (e.g. /v1/dining/reservations/{reservation_id}) add their own paths.
+    const aliasPaths = new Set(
+      t.gateway.registry.providers.flatMap((p) => (p.aliases ?? []).map((a) => `/v1/${p.id}${a.path}`)),
+    );
+    expect(Object.keys(document.paths)).toHaveLength(operations.length + aliasPaths.size);
+    for (const { provider, operation } of operations) {
+      const entry = document.paths[`/v1/${provider.id}/${operation.id}`].post;
+      expect(entry.operationId).toBe(`${provider.id}_${operation.id}`);
+      expect(entry["x-lifecycle"]).toBe("stable");
+      expect(entry["x-operation-version"]).toBe("1.0.0");
+      expect(entry["x-connection-required"]).toBe(operation.auth === "credentials");
+      expect(entry["x-auth-mode"]).toBe(operation.auth);
+      for (const status of ["200", "400", "401", "429", "500"]) expect(entry.responses).toHaveProperty(status);
+      expect(entry.responses["400"].content["application/json"].schema).toEqual({
+        $ref: "#/components/schemas/ErrorEnvelope",
+      });
+    }
+  });
+});
+
+describe("GET /v1/operations", () => {
+  it("lists every provider and operation with auth mode, lifecycle, version and schemas", async () => {
+    const response = await fetch(`${t.url}/v1/operations`, { headers: { authorization: `Bearer ${t.key}` } });
+    expect(response.status).toBe(200);
+    const { data } = (await response.json()) as { data: { providers: any[]; schemas: Record<string, any> } };
+    // Every bare $ref in the catalogue names one of its own schemas.
+    const refs = [...JSON.stringify(data.providers).matchAll(/"\$ref":"([^"#]+)"/g)].map((m) => m[1]);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of new Set(refs)) expect(data.schemas[ref as string]?.$id).toBe(ref);
+    const listed = data.providers.flatMap((p) => p.operations.map((o: any) => ({ p: p.id, o })));
+    expect(listed).toHaveLength(t.gateway.registry.all().length);
+    const keys = listed.find(({ p, o }) => p === "platform" && o.id === "create_api_key")?.o;
+    expect(keys).toMatchObject({
+      path: "/v1/platform/create_api_key",
+      auth_mode: "none",
+      connection_required: false,
+      lifecycle: "stable",
+      version: "1.0.0",
+      input_schema: { type: "object", additionalProperties: false },
+    });
+  });
+
+  it("needs a key", async () => {
+    const response = await fetch(`${t.url}/v1/operations`);
+    expect(response.status).toBe(401);
+  });
+});
+
+describe("GET /docs", () => {
+  it("serves the API reference page", async () => {
+    const response = await fetch(`${t.url}/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/html");
+    expect(await response.text()).toContain("swagger-ui");
+  });
+});

@@ -1,0 +1,219 @@
+// The OpenAPI 3.1.0 document of the whole API, generated from the registry: the same schemas that validate requests.
+import type { TSchema } from "@sinclair/typebox";
+import { aliasParams, openApiPath } from "../providers/aliases.ts";
+import type { Registry } from "../providers/registry.ts";
+import type { OperationDefinition, ProviderDefinition, ResourceAlias } from "../providers/types.ts";
+
+const errorResponses: Record<string, string> = {
+  "400": "The request failed validation (`invalid_request`); `details` lists every failing field.",
+  "401": "The API key is missing or invalid (`unauthorized`).",
+  "403": "The key's scopes do not allow this operation (`scope_denied`).",
+  "404": "A resource named in the request does not exist (`not_found`).",
+  "409": "The request conflicts with the resource's current state (`conflict`).",
+  "422": "The provider's own policy refused the request (`provider_rejected`).",
+  "429": "Over the rate limit (`rate_limited`); see Retry-After.",
+  "500": "The request failed inside the gateway (`internal_error`).",
+  "502": "The provider did not answer (`provider_unavailable`); retryable.",
+};
+
+/** Rewrites TypeBox's bare `$ref: "Name"` into component references, and drops `$id`s inside operations. */
+function toOpenApiSchema(schema: unknown): unknown {
+  return JSON.parse(JSON.stringify(schema), (key, value) => {
+    if (key === "$ref" && typeof value === "string" && !value.startsWith("#")) return `#/components/schemas/${value}`;
+    return value;
+  });
+}
+
+/** The operation, or one of its resource aliases (path parameters from the input, a body for POST only). */
+function operationObject(provider: ProviderDefinition, operation: OperationDefinition, alias?: ResourceAlias) {
+  const credentials = operation.auth === "credentials";
+  const parameters: unknown[] = [];
+  const input = operation.input as TSchema & { required?: string[]; properties?: Record<string, unknown> };
+  const params = alias ? aliasParams(alias.path) : [];
+  for (const name of params) {
+    parameters.push({ name, in: "path", required: true, schema: toOpenApiSchema(input.properties?.[name]) });
+  }
+  if (credentials) {
+    parameters.push({
+      name: "X-Gateway-Connection-Id",
+      in: "header",
+      required: true,
+      description: "The Connection to act on (`conn_` + 22 characters). Send it from server code only.",
+      schema: { type: "string", pattern: "^conn_[0-9A-Za-z]{22}$" },
+    });
+  }
+  if (!operation.readOnly && (alias?.method ?? "POST") === "POST") {
+    parameters.push({ $ref: "#/components/parameters/IdempotencyKey" });
+  }
+  const responses: Record<string, unknown> = {
+    "200": {
+      description: "Success.",
+      headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" } },
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            required: ["data", "meta", "pagination"],
+            properties: {
+              data: toOpenApiSchema(operation.output),
+              meta: { $ref: "#/components/schemas/Meta" },
+              pagination: { $ref: "#/components/schemas/Pagination" },
+            },
+          },
+          example: {
+            data: operation.example.output,
+            meta: { source: provider.id, fetched_at: "2026-11-21T09:00:00.000Z" },
+            pagination: null,
+          },
+        },
+      },
+    },
+  };
+  for (const [status, description] of Object.entries(errorResponses)) {
+    responses[status] = {
+      description,
+      headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" } },
+      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+    };
+  }
+  const uniform = `POST /v1/${provider.id}/${operation.id}`;
+  const description = alias
+    ? `Resource path of \`${uniform}\`: same input, answer, errors${alias.method === "POST" ? " and Idempotency-Key" : ""}.` +
+      (operation.description ? `\n\n${operation.description}` : "")
+    : operation.description;
+  const body = alias?.method === "GET" || alias?.method === "DELETE" ? undefined : bodySchema(input, params);
+  return {
+    operationId: alias
+      ? `${provider.id}_${operation.id}_${alias.method.toLowerCase()}_alias`
+      : `${provider.id}_${operation.id}`,
+    summary: operation.summary,
+    ...(description && { description }),
+    tags: [provider.id],
+    "x-lifecycle": operation.lifecycle,
+    "x-operation-version": operation.version,
+    "x-connection-required": credentials,
+    "x-auth-mode": operation.auth,
+    ...(parameters.length > 0 && { parameters }),
+    ...(body && {
+      requestBody: {
+        required: (body.required ?? []).length > 0,
+        content: {
+          "application/json": {
+            schema: toOpenApiSchema(body),
+            example: Object.fromEntries(
+              Object.entries(operation.example.input as object).filter(([name]) => !params.includes(name)),
+            ),
+          },
+        },
+      },
+    }),
+    responses,
+  };
+}
+
+/** The input schema without the properties a path supplies. */
+function bodySchema(input: TSchema & { required?: string[]; properties?: Record<string, unknown> }, params: string[]) {
+  if (params.length === 0) return input;
+  const properties = Object.fromEntries(
+    Object.entries(input.properties ?? {}).filter(([name]) => !params.includes(name)),
+  );
+  return { ...input, properties, required: (input.required ?? []).filter((name) => !params.includes(name)) };
+}
+
+export function buildOpenApiDocument(registry: Registry, serverUrl: string) {
+  const paths: Record<string, unknown> = {};
+  for (const provider of registry.providers) {
+    for (const operation of provider.operations) {
+      paths[`/v1/${provider.id}/${operation.id}`] = { post: operationObject(provider, operation) };
+    }
+    for (const alias of provider.aliases ?? []) {
+      const operation = provider.operations.find((o) => o.id === alias.operation);
+      if (!operation) continue;
+      const path = `/v1/${provider.id}${openApiPath(alias.path)}`;
+      paths[path] = {
+        ...(paths[path] as object),
+        [alias.method.toLowerCase()]: operationObject(provider, operation, alias),
+      };
+    }
+  }
+  const schemas: Record<string, unknown> = {
+    Meta: {
+      type: "object",
+      required: ["source", "fetched_at"],
+      properties: {
+        source: { type: "string", description: "Identifier of the provider that answered." },
+        fetched_at: { type: "string", format: "date-time", description: "Time the data was fetched." },
+      },
+    },
+    Pagination: {
+      oneOf: [
+        { type: "null" },
+        {
+          type: "object",
+          required: ["next_cursor", "has_more"],
+          properties: { next_cursor: { type: ["string", "null"] }, has_more: { type: "boolean" } },
+        },
+      ],
+    },
+    ErrorEnvelope: {
+      type: "object",
+      required: ["error"],
+      properties: {
+        error: {
+          type: "object",
+          required: ["code", "message", "request_id", "retryable"],
+          additionalProperties: true,
+          properties: {
+            code: { type: "string", description: "Stable identifier: branch on it, never on the message." },
+            message: { type: "string", description: "Human-readable; never to be parsed." },
+            request_id: { type: "string", description: "Request identifier for support (also X-Request-Id)." },
+            provider: { type: "string", description: "Present only when the error comes from the provider." },
+            retryable: { type: "boolean", description: "True when retrying with backoff can succeed." },
+            details: { description: "For invalid_request: a list of {path, message}." },
+            fix: { type: "string", description: "What to change to make the request succeed." },
+          },
+        },
+      },
+    },
+  };
+  for (const shared of registry.namedSchemas) {
+    const { $id, ...rest } = shared as TSchema & { $id: string };
+    schemas[$id] = toOpenApiSchema(rest);
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Provider Gateway API",
+      version: "7",
+      description:
+        "One HTTP JSON interface to many providers. Every operation is `POST /v1/{provider_id}/{operation_id}` with a JSON body, answered with `{data, meta, pagination}` or the error envelope.",
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearerAuth: [] }],
+    tags: registry.providers.map((p) => ({ name: p.id, description: `${p.title}: ${p.description}` })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "An API key `gwk_…` (or a console delegation token `gwd_…`).",
+        },
+      },
+      parameters: {
+        IdempotencyKey: {
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          description: "Makes a retry safe: the first answer is replayed for 24 hours.",
+          schema: { type: "string", minLength: 1, maxLength: 255 },
+        },
+      },
+      headers: {
+        XRequestId: { description: "The request's identifier, as in error.request_id.", schema: { type: "string" } },
+      },
+      schemas,
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// Per-key rate limits on every /v1 request (SPEC §6), checked right after authentication and before the body is
+// read. Headers follow draft-ietf-httpapi-ratelimit-headers-11 (structured fields, policy "default"):
+//   RateLimit-Policy: "default";q=<requests a minute>;w=60
+//   RateLimit: "default";r=<requests possible now>;t=<seconds until the full burst is back>
+// A refused request answers 429 rate_limited with Retry-After (whole seconds, at least 1) and r=0;t=<Retry-After>.
+import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import { GatewayError } from "../../core/errors.ts";
+import type { RateLimitDecision, RateLimitPolicy } from "../../core/rate-limit/gcra.ts";
+import type { RateLimiter } from "../../core/rate-limit/limiter.ts";
+import type { Metrics } from "../metrics.ts";
+
+export interface RateLimitDeps {
+  limiter: RateLimiter;
+  /** For keys without a limit of their own (SPEC §6: 600 a minute, burst 60). */
+  defaultPolicy: RateLimitPolicy;
+  metrics: Pick<Metrics, "rateLimitFailOpen">;
+}
+
+export const policyHeader = (policy: RateLimitPolicy) => `"default";q=${policy.perMinute};w=60`;
+
+export const limitHeader = (remaining: number, seconds: number) => `"default";r=${remaining};t=${seconds}`;
+
+export const retryAfterSeconds = (decision: RateLimitDecision) => Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+
+export function rateLimit(deps: RateLimitDeps) {
+  return function registerRateLimit(app: FastifyInstance): void {
+    // A callback hook: the in-process limiter decides synchronously, and then no promise is made for it.
+    app.addHook("onRequest", (request, reply, done) => {
+      const principal = request.principal;
+      if (!principal) return done();
+      const policy = principal.rateLimit ?? deps.defaultPolicy;
+      reply.header("ratelimit-policy", policyHeader(policy));
+      const finish = (decision: RateLimitDecision | undefined) =>
+        done(apply(deps, reply, policy, decision) as FastifyError | undefined);
+      const decision = deps.limiter.check(principal.keyId, policy);
+      if (decision instanceof Promise) decision.then(finish, done);
+      else finish(decision);
+    });
+  };
+}
+
+/** Sets the RateLimit header; answers the 429 to throw when the request is refused. */
+function apply(
+  deps: RateLimitDeps,
+  reply: FastifyReply,
+  policy: RateLimitPolicy,
+  decision: RateLimitDecision | undefined,
+): GatewayError | undefined {
+  if (!decision) {
+    deps.metrics.rateLimitFailOpen.inc();
+    return undefined;
+  }
+  if (decision.allowed) {
+    reply.header("ratelimit", limitHeader(decision.remaining, Math.ceil(decision.resetMs / 1000)));
+    return undefined;
+  }
+  const seconds = retryAfterSeconds(decision);
+  reply.header("ratelimit", limitHeader(0, seconds));
+  return new GatewayError(
+    "rate_limited",
+    `This key may send ${policy.perMinute} requests a minute (bursts of ${policy.burst}); retry in ${seconds} s`,
+    { retryAfterSeconds: seconds, fix: "Wait for Retry-After seconds; spread requests using the RateLimit header." },
+  );
+}

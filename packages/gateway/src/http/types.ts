@@ -1,0 +1,19 @@
+// What the gateway adds to Fastify's request.
+import type { Principal } from "../core/api-keys.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The body exactly as received (idempotency fingerprints and signatures need the bytes). */
+    rawBody: Buffer | undefined;
+    /** Set by the authentication hook on /v1 routes. */
+    principal: Principal | undefined;
+    /** Set when the answer is an error raised before anything was executed upstream (see GatewayError.notExecuted). */
+    notExecuted: boolean | undefined;
+    /** Provider and operation of the call, for logs and metrics. */
+    operationLabel: { provider: string; operation: string } | undefined;
+  }
+  interface FastifyContextConfig {
+    /** The path holds a secret (a connect session token): logs show the route pattern instead. */
+    logRoutePattern?: boolean;
+  }
+}

@@ -1,0 +1,47 @@
+// The /v1 surface: authentication on every route, the uniform operation route, providers' resource aliases, and the
+// catalogue.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Principal } from "../core/api-keys.ts";
+import { GatewayError } from "../core/errors.ts";
+import type { Registry } from "../providers/registry.ts";
+import { registerAliasRoutes } from "./aliases.ts";
+import { bodyAsObject } from "./body.ts";
+import { catalogue } from "./catalogue.ts";
+import { type ExecuteDeps, executeOperation } from "./execute.ts";
+
+export interface V1Options extends ExecuteDeps {
+  registry: Registry;
+  authenticate(request: FastifyRequest): Promise<Principal>;
+  /** Plugins that extend every /v1 request (rate limits, idempotency), registered before the routes. */
+  extensions?: ((app: FastifyInstance) => void | Promise<void>)[];
+}
+
+export async function v1Routes(app: FastifyInstance, options: V1Options): Promise<void> {
+  app.decorateRequest("principal", undefined);
+  app.addHook("onRequest", async (request) => {
+    request.principal = await options.authenticate(request);
+  });
+  for (const extend of options.extensions ?? []) await extend(app);
+
+  const catalogueBody = JSON.stringify({ data: catalogue(options.registry) });
+  app.get("/v1/operations", async (_request, reply) =>
+    reply.type("application/json; charset=utf-8").send(catalogueBody),
+  );
+
+  app.post<{ Params: { provider: string; operation: string } }>("/v1/:provider/:operation", async (request) => {
+    const { provider, operation } = request.params;
+    const compiled = options.registry.operation(provider, operation);
+    if (!compiled) {
+      throw new GatewayError(
+        "not_found",
+        options.registry.provider(provider)
+          ? `The ${provider} provider has no operation "${operation}"; GET /v1/operations lists them`
+          : `There is no provider "${provider}"; GET /v1/operations lists them`,
+      );
+    }
+    request.operationLabel = { provider, operation };
+    return executeOperation(options, request, compiled, bodyAsObject(request.body));
+  });
+
+  registerAliasRoutes(app, options);
+}

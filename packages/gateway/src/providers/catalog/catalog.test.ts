@@ -1,0 +1,122 @@
+// catalog over real HTTP through its sandbox: the mapping, cursor pagination, and upstream failures mapped per SPEC §4.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await startTestGateway({ env: { GATEWAY_UPSTREAM_TIMEOUT_MS: "500" } });
+});
+afterAll(async () => t?.close());
+
+async function call(operation: string, body: unknown) {
+  const response = await t.call("catalog", operation, body);
+  return { status: response.status, body: (await response.json()) as any, headers: response.headers };
+}
+
+async function injectFault(fault: Record<string, unknown>) {
+  const response = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(fault),
+  });
+  expect(response.status).toBe(201);
+}
+
+describe("catalog", () => {
+  it("maps a product into the gateway's vocabulary", async () => {
+    const { status, body } = await call("product_detail", { product_id: "cat-prd-0001" });
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({
+      id: "cat-prd-0001",
+      title: "新潟県産 コシヒカリ 令和6年産 5kg",
+      price: { amount: 4480, currency: "JPY" },
+      category: { id: "101", name: "米・雑穀" },
+      category_path: [
+        { id: "0", name: "すべてのジャンル" },
+        { id: "100", name: "食品" },
+        { id: "101", name: "米・雑穀" },
+      ],
+      shop: { id: "shop-01", name: "越後米穀店" },
+      in_stock: true,
+      rating: { count: 9 },
+    });
+    expect(JSON.stringify(body.data)).not.toMatch(/itemCode|itemName|genreId/);
+  });
+
+  it("pages through search results with opaque cursors until has_more is false", async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const { status, body } = await call("search_products", { query: "米", limit: 4, ...(cursor && { cursor }) });
+      expect(status).toBe(200);
+      seen.push(...body.data.products.map((p: { id: string }) => p.id));
+      expect(body.pagination.has_more).toBe(body.pagination.next_cursor !== null);
+      cursor = body.pagination.next_cursor ?? undefined;
+      pages += 1;
+    } while (cursor && pages < 10);
+    const first = await call("search_products", { query: "米", limit: 4 });
+    expect(seen).toHaveLength(first.body.data.total);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(pages).toBe(Math.ceil(first.body.data.total / 4));
+  });
+
+  it("refuses a cursor it did not issue", async () => {
+    const { status, body } = await call("search_products", { cursor: "not-a-cursor" });
+    expect(status).toBe(400);
+    expect(body.error.details).toEqual([{ path: "/cursor", message: "is invalid" }]);
+  });
+
+  it("refuses an inverted price range and an ambiguous recommendation basis", async () => {
+    expect((await call("search_products", { min_price: 5000, max_price: 100 })).status).toBe(400);
+    const both = await call("recommend_products", { product_id: "cat-prd-0001", category_id: "101" });
+    expect(both.status).toBe(400);
+    expect(both.body.error.message).toBe("Give exactly one of product_id and category_id");
+  });
+
+  it("finds the stores nearest to a point, nearest first", async () => {
+    const { body } = await call("search_stores", { near: { lat: 35.658, lng: 139.7016, radius_km: 3 }, limit: 5 });
+    const distances = body.data.stores.map((s: { distance_km: number }) => s.distance_km);
+    expect(distances.length).toBeGreaterThan(0);
+    expect([...distances].sort((a, b) => a - b)).toEqual(distances);
+    expect(distances.every((d: number) => d <= 3)).toBe(true);
+  });
+
+  it("answers an unknown product with 404 not_found carrying the provider and its message", async () => {
+    const { status, body } = await call("product_detail", { product_id: "cat-prd-9999" });
+    expect(status).toBe(404);
+    expect(body).toEqual({
+      error: {
+        code: "not_found",
+        message: "The catalog provider found no such resource: itemCode cat-prd-9999 is not found",
+        request_id: expect.stringMatching(/^req_/),
+        provider: "catalog",
+        retryable: false,
+      },
+    });
+  });
+
+  it("answers an upstream 503 with 502 provider_unavailable, retryable, with the provider", async () => {
+    await injectFault({ status: 503, count: 1, path_prefix: "/api/v1/site" });
+    const { status, body } = await call("site_metadata", {});
+    expect(status).toBe(502);
+    expect(body.error).toMatchObject({ code: "provider_unavailable", provider: "catalog", retryable: true });
+    expect((await call("site_metadata", {})).status).toBe(200);
+  });
+
+  it("answers an upstream that does not answer in time with 502", async () => {
+    await injectFault({ delay_ms: 2000, count: 1, path_prefix: "/api/v1/trends" });
+    const { status, body } = await call("search_trends", {});
+    expect(status).toBe(502);
+    expect(body.error.message).toBe("The catalog provider did not answer within 500 ms");
+    expect(body.error.provider).toBe("catalog");
+  });
+
+  it("answers an upstream 429 with a retryable 502 and its Retry-After", async () => {
+    await injectFault({ status: 429, count: 1, retry_after: 7, path_prefix: "/api/v1/stores" });
+    const { status, body, headers } = await call("store_detail", { store_id: "cat-str-001" });
+    expect(status).toBe(502);
+    expect(body.error).toMatchObject({ code: "provider_unavailable", provider: "catalog", retryable: true });
+    expect(headers.get("retry-after")).toBe("7");
+  });
+});

@@ -1,0 +1,25 @@
+// Building blocks shared by the catalog's product operations.
+import { Type } from "@sinclair/typebox";
+import { pageFromCursor } from "../paging.ts";
+import { JsonValue } from "../schemas.ts";
+import { yen } from "./mapping.ts";
+
+export const ProductId = Type.String({
+  pattern: "^[A-Za-z0-9_-]{1,64}$",
+  description: "Product id, e.g. cat-prd-0001.",
+});
+export const CategoryId = Type.String({
+  pattern: "^[0-9]{1,6}$",
+  description: "Category id, e.g. 101; 0 is the root.",
+});
+export const Output = Type.Ref(JsonValue);
+export const page = (input: { cursor?: string | undefined; limit?: number | undefined }) => ({
+  page: pageFromCursor(input.cursor),
+  hits: input.limit ?? 20,
+});
+export const exampleProduct = {
+  id: "cat-prd-0001",
+  title: "新潟県産 コシヒカリ 令和6年産 5kg",
+  price: yen(4480),
+  in_stock: true,
+};

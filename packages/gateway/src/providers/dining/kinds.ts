@@ -1,0 +1,28 @@
+// The dining provider's stateful resources (providers/stateful): reservations and waitlist entries, their legal
+// transitions by a caller's action, and the events their changes cause.
+import { defineStatefulResource } from "../stateful/resource.ts";
+import { type NativeBooking, type NativeTicket, toReservation, toWaitlistEntry } from "./adapter.ts";
+
+export const reservations = defineStatefulResource({
+  kind: "reservation",
+  idPrefix: "rsv",
+  upstreamId: (native: NativeBooking) => native.booking_no,
+  revision: (native: NativeBooking) => native.rev,
+  toObject: toReservation,
+  // A caller may withdraw a pending request as well as cancel a confirmed table (inside the venue's window).
+  transitions: { pending: ["cancelled"], confirmed: ["cancelled"], cancelled: [] },
+  events: (before, after) => [
+    ...(before.status !== "confirmed" && after.status === "confirmed" ? ["reservation.confirmed"] : []),
+    ...(before.status !== "cancelled" && after.status === "cancelled" ? ["reservation.cancelled"] : []),
+  ],
+});
+
+export const waitlistEntries = defineStatefulResource({
+  kind: "waitlist_entry",
+  idPrefix: "wl",
+  upstreamId: (native: NativeTicket) => native.ticket_no,
+  revision: (native: NativeTicket) => native.rev,
+  toObject: toWaitlistEntry,
+  transitions: { waiting: ["left"], called: ["left"], seated: [], expired: [], left: [] },
+  events: (before, after) => (before.status !== "called" && after.status === "called" ? ["waitlist.called"] : []),
+});

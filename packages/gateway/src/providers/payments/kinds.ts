@@ -1,0 +1,22 @@
+// The payments provider's stateful resource (providers/stateful): payments, the caller's one action on them (refund an
+// approved payment), and the events of the issuer's answer.
+import { defineStatefulResource } from "../stateful/resource.ts";
+import { type NativeCharge, toPayment } from "./adapter.ts";
+
+export const payments = defineStatefulResource({
+  kind: "payment",
+  idPrefix: "pay",
+  upstreamId: (native: NativeCharge) => native.id,
+  revision: (native: NativeCharge) => native.version,
+  toObject: toPayment,
+  transitions: { pending: [], approved: ["refunded"], declined: [], refunded: [] },
+  // SPEC §7 names no refund event: a refund shows in get_payment and in refund_payment's answer.
+  events: (before, after) =>
+    before.status === after.status
+      ? []
+      : after.status === "approved"
+        ? ["payment.approved"]
+        : after.status === "declined"
+          ? ["payment.declined"]
+          : [],
+});

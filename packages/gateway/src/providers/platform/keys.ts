@@ -1,0 +1,112 @@
+// Platform operations on the calling account's API keys.
+import { Type } from "@sinclair/typebox";
+import { GatewayError } from "../../core/errors.ts";
+import { scopesWithin } from "../../core/scopes.ts";
+import { Nullable, StrictObject } from "../schemas.ts";
+import { defineOperation } from "../types.ts";
+
+const ApiKey = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    account_id: Type.String(),
+    key_prefix: Type.String({ description: "First characters of the key, to recognise it." }),
+    scopes: Type.Array(Type.String()),
+    rate_limit: Nullable(Type.Object({ per_minute: Type.Integer(), burst: Type.Integer() })),
+    created_at: Type.String({ format: "date-time" }),
+    expires_at: Nullable(Type.String({ format: "date-time" })),
+    revoked_at: Nullable(Type.String({ format: "date-time" })),
+    last_used_at: Nullable(Type.String({ format: "date-time" })),
+  },
+  { additionalProperties: false },
+);
+
+const exampleKey = {
+  id: "key_7Hq2LmVx9RtY4kPz",
+  name: "checkout service",
+  account_id: "default",
+  key_prefix: "gwk_3fGh",
+  scopes: ["catalog", "dining:create_reservation"],
+  rate_limit: null,
+  created_at: "2026-11-21T09:00:00.000Z",
+  expires_at: null,
+  revoked_at: null,
+  last_used_at: null,
+};
+
+export const createApiKey = defineOperation({
+  id: "create_api_key",
+  summary: "Create an API key",
+  description:
+    "Creates a key for the calling account, with scopes that the calling key's own scopes cover. The key itself is in the answer once and never again.",
+  auth: "none",
+  input: StrictObject({
+    name: Type.Optional(Type.String({ maxLength: 100 })),
+    scopes: Type.Array(
+      Type.String({
+        pattern: "^(\\*|[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?)$",
+        description: '"*", "<provider_id>" or "<provider_id>:<operation_id>"',
+      }),
+      { minItems: 1, maxItems: 100 },
+    ),
+    expires_at: Type.Optional(Type.String({ format: "date-time" })),
+    rate_limit: Type.Optional(
+      StrictObject({
+        per_minute: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+        burst: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+      }),
+    ),
+  }),
+  output: Type.Object(
+    { key: Type.String({ pattern: "^gwk_[0-9A-Za-z]{32}$" }), api_key: ApiKey },
+    { additionalProperties: false },
+  ),
+  example: {
+    input: { name: "checkout service", scopes: ["catalog", "dining:create_reservation"] },
+    output: { key: "gwk_3fGhJ8kLmN2pQrS5tUvW7xYz9aBcDeF1", api_key: exampleKey },
+  },
+  async handle(input, ctx) {
+    if (!scopesWithin(input.scopes, ctx.principal.scopes)) {
+      throw new GatewayError("scope_denied", "A key can only create keys whose scopes its own scopes cover");
+    }
+    const expiresAt = input.expires_at === undefined ? null : Date.parse(input.expires_at);
+    const { key, view } = await ctx.core.apiKeys.create({
+      accountId: ctx.accountId,
+      name: input.name,
+      scopes: input.scopes,
+      expiresAt,
+      rateLimit: input.rate_limit && { perMinute: input.rate_limit.per_minute, burst: input.rate_limit.burst },
+    });
+    return { data: { key, api_key: view } };
+  },
+});
+
+export const listApiKeys = defineOperation({
+  id: "list_api_keys",
+  summary: "List API keys",
+  description: "Every key of the calling account, newest first, revoked ones included. Never the keys themselves.",
+  auth: "none",
+  readOnly: true,
+  input: StrictObject({}),
+  output: Type.Object({ api_keys: Type.Array(ApiKey) }, { additionalProperties: false }),
+  example: { input: {}, output: { api_keys: [exampleKey] } },
+  async handle(_input, ctx) {
+    return { data: { api_keys: await ctx.core.apiKeys.list(ctx.accountId) } };
+  },
+});
+
+export const revokeApiKey = defineOperation({
+  id: "revoke_api_key",
+  summary: "Revoke an API key",
+  description: "Revokes the key at once; every gateway node refuses it within 5 seconds. Revoking twice is harmless.",
+  auth: "none",
+  input: StrictObject({ key_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+  output: Type.Object({ api_key: ApiKey }, { additionalProperties: false }),
+  example: {
+    input: { key_id: "key_7Hq2LmVx9RtY4kPz" },
+    output: { api_key: { ...exampleKey, revoked_at: "2026-11-21T10:00:00.000Z" } },
+  },
+  async handle(input, ctx) {
+    return { data: { api_key: await ctx.core.apiKeys.revoke(ctx.accountId, input.key_id) } };
+  },
+});

@@ -1,0 +1,78 @@
+// Walks the registry: every manifest is well-formed, its examples validate, and every operation of a provider with an
+// upstream answers its example over real HTTP (through the sandbox) with data its output schema accepts, and refuses
+// a bad input with 400 and the failing field.
+import type { TSchema } from "@sinclair/typebox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+import { createAjv, fieldProblems, providers, Registry } from "./registry.ts";
+
+const registry = new Registry(providers);
+const ajv = createAjv();
+for (const schema of registry.namedSchemas) ajv.addSchema(schema);
+
+describe("every manifest", () => {
+  it("has unique, well-formed provider and operation ids", () => {
+    const ids = providers.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const provider of providers) {
+      expect(provider.id).toMatch(/^[a-z][a-z0-9_]*$/);
+      for (const operation of provider.operations) expect(operation.id).toMatch(/^[a-z][a-z0-9_]*$/);
+    }
+  });
+
+  for (const { provider, operation } of registry.all()) {
+    it(`${provider.id}:${operation.id} is stable 1.0.0, strict, and its example validates`, () => {
+      expect(operation.lifecycle).toBe("stable");
+      expect(operation.version).toBe("1.0.0");
+      expect((operation.input as TSchema).additionalProperties).toBe(false);
+      const validateInput = ajv.compile(operation.input as TSchema);
+      const validateOutput = ajv.compile(operation.output as TSchema);
+      expect(validateInput(structuredClone(operation.example.input)), JSON.stringify(validateInput.errors)).toBe(true);
+      expect(validateOutput(operation.example.output), JSON.stringify(fieldProblems(validateOutput.errors))).toBe(true);
+    });
+  }
+});
+
+describe("every upstream operation over real HTTP", () => {
+  let t: TestGateway;
+  beforeAll(async () => {
+    // More calls than the default burst of 60: this suite is about operations, not rate limits.
+    t = await startTestGateway({ env: { GATEWAY_RATE_LIMIT_PER_MINUTE: "100000", GATEWAY_RATE_LIMIT_BURST: "10000" } });
+  });
+  afterAll(async () => t?.close());
+
+  const withUpstream = registry
+    .all()
+    .filter(({ provider, operation }) => provider.sandbox && operation.auth === "none");
+
+  for (const { provider, operation, validateOutput } of withUpstream) {
+    it(`${provider.id}:${operation.id} answers its example from the sandbox, within its output schema`, async () => {
+      const response = await t.call(provider.id, operation.id, operation.example.input);
+      const body = (await response.json()) as any;
+      expect(response.status, JSON.stringify(body)).toBe(200);
+      expect(body.meta.source).toBe(provider.id);
+      expect(validateOutput(body.data), JSON.stringify(fieldProblems(validateOutput.errors))).toBe(true);
+    });
+
+    it(`${provider.id}:${operation.id} refuses an unknown field with 400 and its path`, async () => {
+      const response = await t.call(provider.id, operation.id, {
+        ...(operation.example.input as object),
+        unexpected_field: 1,
+      });
+      const body = (await response.json()) as any;
+      expect(response.status).toBe(400);
+      expect(body.error.code).toBe("invalid_request");
+      expect(body.error.details).toContainEqual({ path: "/unexpected_field", message: "is not an allowed property" });
+    });
+  }
+
+  const credentials = registry.all().filter(({ operation }) => operation.auth === "credentials");
+  for (const { provider, operation } of credentials) {
+    it(`${provider.id}:${operation.id} needs X-Gateway-Connection-Id`, async () => {
+      const response = await t.call(provider.id, operation.id, operation.example.input);
+      const body = (await response.json()) as any;
+      expect(response.status).toBe(400);
+      expect(body.error.details).toEqual([{ path: "/headers/x-gateway-connection-id", message: "is required" }]);
+    });
+  }
+});

@@ -1,0 +1,23 @@
+// The rides provider's stateful resource (providers/stateful): rides, the caller's one action on them (cancel before
+// boarding), and the event every change causes (the car's moves included).
+import { isDeepStrictEqual } from "node:util";
+import { defineStatefulResource } from "../stateful/resource.ts";
+import { type NativeTrip, toRide } from "./adapter.ts";
+
+export const rides = defineStatefulResource({
+  kind: "ride",
+  idPrefix: "ride",
+  upstreamId: (native: NativeTrip) => native.trip_id,
+  revision: (native: NativeTrip) => native.seq,
+  toObject: toRide,
+  // Once the rider is aboard the ride cannot be cancelled; a finished ride is over.
+  transitions: {
+    requested: ["cancelled"],
+    driver_assigned: ["cancelled"],
+    arriving: ["cancelled"],
+    in_progress: [],
+    completed: [],
+    cancelled: [],
+  },
+  events: (before, after) => (isDeepStrictEqual(before, after) ? [] : ["ride.updated"]),
+});

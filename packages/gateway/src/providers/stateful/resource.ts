@@ -1,0 +1,190 @@
+// Stateful provider resources (reservations, waitlist entries, orders, rides, payments). A provider declares each kind
+// once with `defineStatefulResource`: its one mapping from the upstream's native shape to the API object, the
+// upstream's id and revision, the legal transitions and the events a change causes. The answer is a set of helpers
+// that keep the gateway's copy (core/resources) and record the events in the same transaction, whether a change
+// arrives as the answer to a call or as a hook, so that every event's `data.object` is what get_… answers.
+
+import { GatewayError, notFound } from "../../core/errors.ts";
+import type { StoreExecutor } from "../../core/events/events.ts";
+import { newId } from "../../core/ids.ts";
+import type { ResourceCopy } from "../../core/resources/resource-copies.ts";
+import type { CoreServices } from "../../core/services.ts";
+import type { HookContext, HookResult, OperationContext } from "../types.ts";
+
+/** What every stateful API object has. */
+export interface StatefulObject {
+  id: string;
+  status: string;
+}
+
+export interface StatefulResourceSpec<N, O extends StatefulObject> {
+  /** Stored with each copy and used in messages, e.g. "reservation", "waitlist_entry". */
+  kind: string;
+  /** Prefix of the gateway's ids of this kind, e.g. "rsv" gives `rsv_` + 22 base62 characters. */
+  idPrefix: string;
+  /** The upstream's own id in a native resource (hooks name it). */
+  upstreamId(native: N): string;
+  /** A number the upstream raises with every change (a revision, or an updated-at in ms): older states are ignored. */
+  revision(native: N): number;
+  /** THE mapping: the API object get_… answers, events carry and the copy stores. Pure of everything but its input. */
+  toObject(native: N, id: string): O;
+  /** Status → statuses a caller's action may move it to; `transition` refuses the others with 409 conflict. */
+  transitions: Readonly<Record<string, readonly string[]>>;
+  /** The gateway event types a change from `before` to `after` causes (each recorded with `after`). */
+  events(before: O, after: O): readonly string[];
+}
+
+export interface StatefulResource<N, O extends StatefulObject> {
+  readonly spec: StatefulResourceSpec<N, O>;
+  /** Records the resource an upstream call just created for the caller; answers the API object of that answer. */
+  created(ctx: OperationContext, native: N): Promise<O>;
+  /** The caller's copy, without calling the upstream; 404 for unknown ids and other accounts' alike. */
+  load(ctx: OperationContext, id: string): Promise<ResourceCopy & { object: O }>;
+  /** For get_…: 404 as `load`, else fetches the upstream's state, brings the copy forward, answers the copy. */
+  refresh(ctx: OperationContext, id: string, fetch: (upstreamId: string) => Promise<N>): Promise<O>;
+  /** For a caller's action (cancel, leave, refund): 404 as `load`, 409 when `to` is not reachable from the copy's
+   * status, else runs `call` at the upstream and applies its answer. */
+  transition(
+    ctx: OperationContext,
+    id: string,
+    to: string,
+    call: (upstreamId: string, current: O) => Promise<N>,
+  ): Promise<O>;
+  /** For handleHook: applies a native state pushed by the upstream, in the hook's transaction. */
+  fromHook(ctx: HookContext, native: N): Promise<HookResult>;
+}
+
+/** How often a compare-and-set is retried against concurrent writers of the same copy before giving up. */
+const maxAttempts = 5;
+/** Copies made from hooks that no call ever claimed (resources created outside the gateway) are dropped after this. */
+const orphanRetentionMs = 24 * 3600 * 1000;
+
+export function defineStatefulResource<N, O extends StatefulObject>(
+  spec: StatefulResourceSpec<N, O>,
+): StatefulResource<N, O> {
+  const noun = spec.kind.replaceAll("_", " ");
+  const ref = (providerId: string) => ({ providerId, kind: spec.kind });
+  const record = (object: O) => ({ ...object }) as Record<string, unknown>;
+  const state = (object: O, revision: number) => ({ status: object.status, object: record(object), revision });
+
+  async function recordEvents(trx: StoreExecutor, core: CoreServices, accountId: string, before: O, after: O) {
+    for (const type of spec.events(before, after)) {
+      await core.events.record(trx, { accountId, type, object: record(after) });
+    }
+  }
+
+  /** Brings `copy` forward to `native` unless the copy is as new already; answers the copy's object afterwards. */
+  async function apply(trx: StoreExecutor, core: CoreServices, copy: ResourceCopy, native: N): Promise<O> {
+    const revision = spec.revision(native);
+    let current: ResourceCopy | undefined = copy;
+    for (let attempt = 0; attempt < maxAttempts && current; attempt++) {
+      if (revision <= current.revision) return current.object as O;
+      const after = spec.toObject(native, current.id);
+      if (await core.resources.compareAndSet(trx, current.id, current.revision, state(after, revision))) {
+        if (current.accountId !== null) await recordEvents(trx, core, current.accountId, current.object as O, after);
+        return after;
+      }
+      current = await core.resources.findByUpstreamId(trx, { ...ref(copy.providerId), upstreamId: copy.upstreamId });
+    }
+    throw new GatewayError("internal_error", `The ${noun} ${copy.id} kept changing while it was being updated`);
+  }
+
+  /** A copy made from a hook before the creating call: the call takes it over and records what it missed. */
+  async function adopt(trx: StoreExecutor, ctx: OperationContext, orphan: ResourceCopy, native: N): Promise<boolean> {
+    const answered = spec.toObject(native, orphan.id);
+    const revision = spec.revision(native);
+    const owner = { accountId: ctx.accountId, connectionId: ctx.connection?.id ?? null };
+    const newer = orphan.revision >= revision;
+    const next = newer
+      ? { status: orphan.status, object: orphan.object, revision: orphan.revision }
+      : state(answered, revision);
+    if (!(await ctx.core.resources.compareAndSet(trx, orphan.id, orphan.revision, { ...next, owner }))) return false;
+    if (newer) await recordEvents(trx, ctx.core, ctx.accountId, answered, orphan.object as O);
+    return true;
+  }
+
+  return {
+    spec,
+
+    async created(ctx, native) {
+      const upstreamId = spec.upstreamId(native);
+      const { resources } = ctx.core;
+      return ctx.core.store.db.transaction().execute(async (trx) => {
+        for (let attempt = 0; attempt < maxAttempts; attempt++) {
+          const existing = await resources.findByUpstreamId(trx, { ...ref(ctx.providerId), upstreamId });
+          if (!existing) {
+            const object = spec.toObject(native, newId(spec.idPrefix));
+            const inserted = await resources.insert(trx, {
+              ...ref(ctx.providerId),
+              id: object.id,
+              upstreamId,
+              accountId: ctx.accountId,
+              connectionId: ctx.connection?.id ?? null,
+              ...state(object, spec.revision(native)),
+            });
+            if (inserted) return object;
+            continue;
+          }
+          if (existing.accountId === null) {
+            if (await adopt(trx, ctx, existing, native)) return spec.toObject(native, existing.id);
+            continue;
+          }
+          if (existing.accountId !== ctx.accountId) {
+            throw new GatewayError(
+              "internal_error",
+              `The ${ctx.providerId} provider answered another account's ${noun}`,
+            );
+          }
+          // The upstream answered a resource the gateway already knows (a create it deduplicated itself).
+          return apply(trx, ctx.core, existing, native);
+        }
+        throw new GatewayError("internal_error", `The new ${noun} could not be recorded`);
+      });
+    },
+
+    async load(ctx, id) {
+      const copy = await ctx.core.resources.find(ctx.core.store.db, {
+        ...ref(ctx.providerId),
+        accountId: ctx.accountId,
+        id,
+      });
+      if (!copy) throw notFound(`There is no ${noun} ${id}`);
+      return copy as ResourceCopy & { object: O };
+    },
+
+    async refresh(ctx, id, fetch) {
+      const copy = await this.load(ctx, id);
+      const native = await fetch(copy.upstreamId);
+      return ctx.core.store.db.transaction().execute((trx) => apply(trx, ctx.core, copy, native));
+    },
+
+    async transition(ctx, id, to, call) {
+      const copy = await this.load(ctx, id);
+      if (!spec.transitions[copy.status]?.includes(to)) {
+        throw new GatewayError("conflict", `The ${noun} ${id} is ${copy.status}: it cannot become ${to}`, {
+          details: { reason: "illegal_transition", status: copy.status, requested: to },
+          fix: `Read the ${noun} again and act on its current status.`,
+        });
+      }
+      const native = await call(copy.upstreamId, copy.object);
+      return ctx.core.store.db.transaction().execute((trx) => apply(trx, ctx.core, copy, native));
+    },
+
+    async fromHook(ctx, native) {
+      const upstreamId = spec.upstreamId(native);
+      const { resources } = ctx.core;
+      for (let attempt = 0; attempt < maxAttempts; attempt++) {
+        const existing = await resources.findByUpstreamId(ctx.trx, { ...ref(ctx.providerId), upstreamId });
+        if (existing) {
+          await apply(ctx.trx, ctx.core, existing, native);
+          return {};
+        }
+        const object = spec.toObject(native, newId(spec.idPrefix));
+        await resources.purgeOrphans(ctx.trx, ref(ctx.providerId), ctx.clock.now() - orphanRetentionMs);
+        const orphan = { ...ref(ctx.providerId), id: object.id, upstreamId, accountId: null, connectionId: null };
+        if (await resources.insert(ctx.trx, { ...orphan, ...state(object, spec.revision(native)) })) return {};
+      }
+      throw new GatewayError("internal_error", `The ${noun} pushed by ${ctx.providerId} could not be recorded`);
+    },
+  };
+}

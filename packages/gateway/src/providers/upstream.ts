@@ -1,0 +1,191 @@
+// HTTP client of one provider's upstream: a keep-alive undici pool, a timeout, a circuit breaker, and the mapping of
+// upstream failures onto the gateway's error codes (SPEC §4).
+import CircuitBreaker from "opossum";
+import { Pool } from "undici";
+import { credentialsRefused } from "../core/connections/with-access-token.ts";
+import { GatewayError, type GatewayErrorOptions } from "../core/errors.ts";
+import { callUpstream } from "./upstream-call.ts";
+
+export interface UpstreamRequest {
+  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  path: string;
+  query?: Record<string, string | number | boolean | undefined | null>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Bearer token of the connection the call runs under. */
+  accessToken?: string;
+}
+
+export interface UpstreamClient {
+  readonly baseUrl: string;
+  /** Sends the request; a 2xx answers the parsed JSON body, anything else throws a GatewayError. */
+  request<T = unknown>(request: UpstreamRequest): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface UpstreamOptions {
+  providerId: string;
+  baseUrl: string;
+  timeoutMs: number;
+  errorMessage?: ((body: unknown) => string | undefined) | undefined;
+  /** Observes every upstream call: metrics. */
+  onCall?: (outcome: { providerId: string; status: number | "error"; seconds: number }) => void;
+}
+
+/** A provider's 429 is a working provider: it must not open the circuit. */
+const rateLimited = new WeakSet<GatewayError>();
+
+interface RawResponse {
+  status: number;
+  body: unknown;
+  retryAfter: string | undefined;
+}
+
+export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
+  const { providerId, timeoutMs } = options;
+  const url = new URL(options.baseUrl);
+  const basePath = url.pathname.replace(/\/$/, "");
+  const pool = new Pool(url.origin, {
+    connections: 64,
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connectTimeout: Math.min(timeoutMs, 5_000),
+  });
+  const unavailable = (message: string, extra: GatewayErrorOptions = {}) =>
+    new GatewayError("provider_unavailable", message, { provider: providerId, ...extra });
+
+  async function send(request: UpstreamRequest): Promise<unknown> {
+    const headers: Record<string, string> = { accept: "application/json", ...request.headers };
+    let body: string | undefined;
+    if (request.body !== undefined) {
+      body = JSON.stringify(request.body);
+      headers["content-type"] = "application/json";
+    }
+    if (request.accessToken) headers.authorization = `Bearer ${request.accessToken}`;
+    const started = performance.now();
+    let raw: RawResponse;
+    try {
+      const response = await callUpstream(pool, {
+        method: request.method ?? "GET",
+        path: basePath + request.path + queryString(request.query),
+        headers,
+        body: body ?? null,
+      });
+      options.onCall?.({ providerId, status: response.statusCode, seconds: (performance.now() - started) / 1000 });
+      raw = { status: response.statusCode, body: parseJson(response.text), retryAfter: response.retryAfter };
+    } catch (error) {
+      options.onCall?.({ providerId, status: "error", seconds: (performance.now() - started) / 1000 });
+      const code = (error as { code?: string }).code ?? "";
+      const timedOut = code.includes("TIMEOUT");
+      const neverSent = code === "ECONNREFUSED" || code === "UND_ERR_CONNECT_TIMEOUT";
+      throw unavailable(
+        timedOut
+          ? `The ${providerId} provider did not answer within ${timeoutMs} ms`
+          : `The ${providerId} provider could not be reached`,
+        { cause: error, notExecuted: neverSent },
+      );
+    }
+    if (raw.status >= 200 && raw.status < 300) return raw.body;
+    throw mapUpstreamError(providerId, raw, options.errorMessage);
+  }
+
+  // Network failures and 5xx open the circuit; 4xx and 429 answers are the provider working as designed.
+  const breaker = new CircuitBreaker(send, {
+    timeout: false,
+    errorThresholdPercentage: 50,
+    volumeThreshold: 10,
+    rollingCountTimeout: 10_000,
+    resetTimeout: 5_000,
+    errorFilter: (error: unknown) =>
+      !(error instanceof GatewayError && error.status === 502 && !rateLimited.has(error)),
+  });
+
+  return {
+    baseUrl: options.baseUrl,
+    async request<T>(request: UpstreamRequest): Promise<T> {
+      try {
+        return (await breaker.fire(request)) as T;
+      } catch (error) {
+        if (error instanceof GatewayError) throw error;
+        if ((error as { code?: string }).code === "EOPENBREAKER") {
+          throw unavailable(`The ${providerId} provider is failing; calls are paused for a few seconds`, {
+            retryAfterSeconds: 5,
+            notExecuted: true,
+          });
+        }
+        throw error;
+      }
+    },
+    async close() {
+      breaker.shutdown();
+      await pool.close();
+    },
+  };
+}
+
+function mapUpstreamError(
+  providerId: string,
+  response: RawResponse,
+  errorMessage: ((body: unknown) => string | undefined) | undefined,
+): GatewayError {
+  const said = errorMessage?.(response.body);
+  const message = (fallback: string) => (said ? `${fallback}: ${said}` : fallback);
+  const provider = { provider: providerId };
+  switch (true) {
+    case response.status === 404:
+      return new GatewayError("not_found", message(`The ${providerId} provider found no such resource`), provider);
+    case response.status === 409:
+      return new GatewayError("conflict", message(`The ${providerId} provider reported a conflict`), provider);
+    case response.status === 422 || response.status === 403:
+      return new GatewayError("provider_rejected", message(`The ${providerId} provider refused the request`), provider);
+    case response.status === 429: {
+      const seconds = Number(response.retryAfter);
+      const error = new GatewayError("provider_unavailable", message(`The ${providerId} provider is rate limiting`), {
+        ...provider,
+        retryable: true,
+        ...(Number.isFinite(seconds) && seconds >= 0 && { retryAfterSeconds: Math.max(1, Math.ceil(seconds)) }),
+      });
+      rateLimited.add(error);
+      return error;
+    }
+    case response.status === 401: {
+      // The connection's token was refused: withAccessToken refreshes once and retries before this surfaces.
+      const error = new GatewayError(
+        "provider_rejected",
+        message(`The ${providerId} provider refused the connection's credentials`),
+        provider,
+      );
+      credentialsRefused.add(error);
+      return error;
+    }
+    case response.status >= 400 && response.status < 500:
+      return new GatewayError("invalid_request", message(`The ${providerId} provider refused the input`), provider);
+    default:
+      return new GatewayError(
+        "provider_unavailable",
+        message(`The ${providerId} provider failed (HTTP ${response.status})`),
+        provider,
+      );
+  }
+}
+
+function queryString(query: UpstreamRequest["query"]): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+function parseJson(text: string): unknown {
+  if (text === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,84 @@
+// Opens the store: embedded SQLite (WAL) in the data directory by default, PostgreSQL when a URL is configured.
+import fs from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import pg from "pg";
+import { migrationProvider } from "./migrations/index.ts";
+import type { Database } from "./schema.ts";
+import { withStatementCache } from "./statement-cache.ts";
+
+export type StoreKind = "sqlite" | "postgres";
+
+export interface Store {
+  db: Kysely<Database>;
+  kind: StoreKind;
+  /** Applies pending migrations; safe to call on every start and from several nodes at once. */
+  migrate(): Promise<void>;
+  /** Resolves when the store answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  /** PostgreSQL schema to use instead of `public` (tests isolate themselves this way). */
+  schema?: string;
+  poolSize?: number;
+}
+
+// int8 and numeric columns come back from pg as strings; our times and counts fit in a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export function openStore(options: StoreOptions): Store {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const sqlite = new SQLite(path.join(options.dataDir, "gateway.db"));
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("foreign_keys = ON");
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  return finishStore(db, "sqlite", undefined);
+}
+
+function openPostgres(url: string, options: StoreOptions): Store {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    ...(options.schema && { options: `-c search_path=${options.schema}` }),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return finishStore(db, "postgres", options.schema);
+}
+
+function finishStore(db: Kysely<Database>, kind: StoreKind, schema: string | undefined): Store {
+  return {
+    db,
+    kind,
+    async migrate() {
+      // On PostgreSQL the migration tables live in the schema the connection works in (a search_path given in the
+      // URL included): Kysely would otherwise look for them in every schema and could find another deployment's.
+      const tableSchema =
+        schema ??
+        (kind === "postgres"
+          ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+          : undefined);
+      const migrator = new Migrator({
+        db,
+        provider: migrationProvider,
+        ...(tableSchema && { migrationTableSchema: tableSchema }),
+      });
+      const { error, results } = await migrator.migrateToLatest();
+      const failed = results?.find((r) => r.status === "Error");
+      if (error || failed) {
+        throw new Error(`Migration ${failed?.migrationName ?? ""} failed: ${String(error)}`, { cause: error });
+      }
+    },
+    async ping() {
+      await db.selectFrom("accounts").select("id").limit(1).execute();
+    },
+    close: () => db.destroy(),
+  };
+}

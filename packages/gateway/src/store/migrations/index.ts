@@ -1,0 +1,19 @@
+// The one list of migrations, shared by SQLite and PostgreSQL. Add a file and one line here; never edit a shipped one.
+import type { Migration, MigrationProvider } from "kysely";
+import * as accountsAndKeys from "./0001_accounts_and_keys.ts";
+import * as eventsAndWebhooks from "./0002_events_and_webhooks.ts";
+import * as idempotency from "./0003_idempotency.ts";
+import * as connections from "./0004_connections.ts";
+import * as consoleTables from "./0005_console.ts";
+import * as providerResources from "./0006_provider_resources.ts";
+
+const migrations: Record<string, Migration> = {
+  "0001_accounts_and_keys": accountsAndKeys,
+  "0002_events_and_webhooks": eventsAndWebhooks,
+  "0003_idempotency": idempotency,
+  "0004_connections": connections,
+  "0005_console": consoleTables,
+  "0006_provider_resources": providerResources,
+};
+
+export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,0 +1,27 @@
+// Queries on a hot path, compiled once: Kysely builds and compiles a query on every call, which costs about as much
+// as running a small statement. The query is built with named placeholders where values go, compiled for the store's
+// dialect, and then run with values for those names. Values written as constants in the builder stay constants.
+import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from "kysely";
+
+const marker = "\u0000precompiled:";
+
+export type Placeholder<Name extends string> = (name: Name) => never;
+
+export function precompile<Name extends string, DB = unknown>(
+  db: Kysely<DB>,
+  build: (param: Placeholder<Name>) => Compilable,
+): (values: Record<Name, unknown>) => Promise<QueryResult<unknown>> {
+  const compiled = build((name) => `${marker}${name}` as never).compile();
+  const slots = compiled.parameters.map((value) =>
+    typeof value === "string" && value.startsWith(marker)
+      ? { name: value.slice(marker.length) as Name }
+      : { constant: value },
+  );
+  return (values) =>
+    db.executeQuery(
+      CompiledQuery.raw(
+        compiled.sql,
+        slots.map((slot) => ("name" in slot ? values[slot.name] : slot.constant)),
+      ),
+    );
+}

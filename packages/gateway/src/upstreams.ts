@@ -1,0 +1,75 @@
+// Where each provider's upstream lives: GATEWAY_UPSTREAM_<ID>_URL when configured, else an in-process sandbox on a
+// loopback port (reached over real HTTP like any upstream).
+
+import { randomBytes } from "node:crypto";
+import type { GatewayConfig } from "./config.ts";
+import type { ProviderDefinition } from "./providers/types.ts";
+
+export interface Upstreams {
+  urls: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** Where an in-process sandbox pushes its hooks, and the secret it signs them with. */
+export interface SandboxHooks {
+  url: () => string;
+  secret: string;
+}
+
+/**
+ * The hook secret of every provider that handles hooks: GATEWAY_HOOK_SECRET_<ID>, or, for a provider whose sandbox
+ * runs in this process, one generated now and handed to that sandbox.
+ */
+export function hookSecretsFor(
+  providers: readonly ProviderDefinition[],
+  config: Pick<GatewayConfig, "upstreamUrls" | "startSandboxes" | "hookSecrets">,
+): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const provider of providers) {
+    if (!provider.handleHook) continue;
+    const configured = config.hookSecrets[provider.id];
+    if (configured) secrets[provider.id] = configured;
+    else if (provider.sandbox && !config.upstreamUrls[provider.id] && config.startSandboxes) {
+      secrets[provider.id] = `whsec_${randomBytes(24).toString("base64url")}`;
+    }
+  }
+  return secrets;
+}
+
+export async function startUpstreams(
+  providers: readonly ProviderDefinition[],
+  config: Pick<GatewayConfig, "upstreamUrls" | "startSandboxes">,
+  hooks: (providerId: string) => SandboxHooks | undefined = () => undefined,
+): Promise<Upstreams> {
+  const urls: Record<string, string> = {};
+  const running: { close(): Promise<void> }[] = [];
+  const needed = providers.filter((p) => p.sandbox !== undefined);
+  for (const provider of needed) {
+    const configured = config.upstreamUrls[provider.id];
+    if (configured) urls[provider.id] = configured;
+  }
+  const toStart = needed.filter((p) => urls[p.id] === undefined);
+  if (toStart.length > 0) {
+    if (!config.startSandboxes) {
+      throw new Error(
+        `No upstream configured for ${toStart.map((p) => p.id).join(", ")} (set GATEWAY_UPSTREAM_<ID>_URL)`,
+      );
+    }
+    const sandbox = await import("@provider-gateway/sandbox");
+    for (const provider of toStart) {
+      const providerHooks = hooks(provider.id);
+      const started = await sandbox.startSandbox(
+        provider.sandbox as never,
+        providerHooks ? { hooks: providerHooks } : {},
+      );
+      running.push(started);
+      urls[provider.id] = started.url;
+    }
+  }
+  return {
+    urls,
+    async close() {
+      await Promise.all(running.map((r) => r.close()));
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// `gateway connections create|list` as a separate process against a running gateway: the same connect flow, as the
+// sandbox's demo user, with a key (the API) and, on the embedded store, without one (the store directly).
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testStore } from "../harness.ts";
+import { platform, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
+
+const run = promisify(execFile);
+// Each command starts a Node process that loads the whole CLI through tsx: slow on a busy machine.
+const slow = { timeout: 180_000 };
+let s: ShoppingSetup;
+beforeAll(async () => {
+  s = await startShopping();
+});
+afterAll(async () => s?.close());
+
+async function gateway(args: string[], env: Record<string, string> = {}) {
+  const { stdout } = await run(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", ...args], {
+    env: { ...process.env, GATEWAY_API_KEY: "", GATEWAY_PUBLIC_URL: "", ...env },
+    timeout: 150_000,
+  });
+  return stdout;
+}
+
+describe("gateway connections", slow, () => {
+  it("create --key runs the flow through the gateway and prints the connection; list shows it", async () => {
+    const out = await gateway([
+      "connections",
+      "create",
+      "--provider",
+      "shopping",
+      "--external-ref",
+      "cli_user",
+      "--url",
+      s.t.url,
+      "--key",
+      s.t.key,
+      "--json",
+    ]);
+    const printed = JSON.parse(out);
+    expect(printed).toEqual({
+      id: expect.stringMatching(/^conn_[0-9A-Za-z]{22}$/),
+      provider_id: "shopping",
+      external_ref: "cli_user",
+    });
+    expect((await shopping(s.t, "get_cart", printed.id)).status).toBe(200);
+    const listed = JSON.parse(
+      await gateway(["connections", "list", "--url", s.t.url, "--json"], { GATEWAY_API_KEY: s.t.key }),
+    );
+    expect(listed.map((c: any) => c.id)).toContain(printed.id);
+  });
+
+  it.skipIf(testStore() !== "sqlite")("create without a key opens the store and runs the same flow", async () => {
+    const env = { GATEWAY_DATA_DIR: s.t.config.dataDir, GATEWAY_PUBLIC_URL: s.t.config.publicUrl };
+    const printed = JSON.parse(
+      await gateway(["connections", "create", "--provider", "shopping", "--external-ref", "cli_store", "--json"], env),
+    );
+    expect(printed).toMatchObject({ provider_id: "shopping", external_ref: "cli_store" });
+    const { body } = await platform(s.t, "get_connection", { connection_id: printed.id });
+    expect(body.data.connection.status).toBe("active");
+    const text = await gateway(["connections", "list", "--external-ref", "cli_store"], env);
+    expect(text).toContain(`${printed.id}  shopping  active  cli_store`);
+  });
+
+  it("fails clearly for a provider without connections", async () => {
+    const failed = gateway([
+      "connections",
+      "create",
+      "--provider",
+      "catalog",
+      "--external-ref",
+      "x",
+      "--url",
+      s.t.url,
+      "--key",
+      s.t.key,
+    ]);
+    await expect(failed).rejects.toMatchObject({
+      stderr: expect.stringContaining("create_connect_session: invalid_request"),
+    });
+  });
+});

@@ -1,0 +1,146 @@
+// Every way a connect flow can go wrong ends on a clear page and creates no connection: consent refused, a wrong
+// password, a replayed callback, an authorization code injected into another session (PKCE), an expired or unknown
+// link, another browser, and a provider that cannot be reached.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runConnectFlow } from "../../src/cli/connect-flow.ts";
+import { FormBrowser, formsOf, type Page, textOf } from "../../src/cli/form-browser.ts";
+import { createSession, platform, type ShoppingSetup, startShopping } from "./setup.ts";
+
+let s: ShoppingSetup;
+beforeAll(async () => {
+  s = await startShopping();
+});
+afterAll(async () => s?.close());
+
+const connectionsOf = async (externalRef: string) =>
+  (await platform(s.t, "list_connections", { external_ref: externalRef })).body.data.connections;
+const sessionRow = (externalRef: string) =>
+  s.t.gateway.core.store.db
+    .selectFrom("connect_sessions")
+    .select(["status", "failure", "connection_id"])
+    .where("external_ref", "=", externalRef)
+    .executeTakeFirstOrThrow();
+
+/** Runs a flow in `browser` up to the shop's consent page (signed in as demo). */
+async function toConsent(browser: FormBrowser, connectUrl: string): Promise<Page> {
+  let page = await browser.get(connectUrl);
+  page = await browser.submit(page, formsOf(page.html)[0]!);
+  page = await browser.submit(page, formsOf(page.html)[0]!, { username: "demo", password: "demo" });
+  expect(textOf(page.html)).toContain("Allow Provider Gateway to use your account?");
+  return page;
+}
+
+/** Answers the consent form but stops before the redirect back reaches the gateway; answers the callback URL. */
+async function callbackUrl(browser: FormBrowser, consent: Page, decision = "allow"): Promise<URL> {
+  browser.stopBefore = (url) => url.includes("/connect/callback");
+  const form = formsOf(consent.html)[0]!;
+  const stopped = await browser.submit(
+    consent,
+    form,
+    {},
+    form.buttons.find((b) => b.value === decision),
+  );
+  browser.stopBefore = undefined;
+  return new URL(stopped.url);
+}
+
+describe("a flow that ends without a connection", () => {
+  it("consent refused at the shop", async () => {
+    const session = await createSession(s.t, "deny");
+    const flow = await runConnectFlow({
+      connectUrl: session.connect_url,
+      username: "demo",
+      password: "demo",
+      decision: "deny",
+    });
+    expect(flow.ok).toBe(false);
+    expect(flow.page.status).toBe(403);
+    expect(flow.message).toContain("You declined access at Sakura Market");
+    expect(await connectionsOf("deny")).toEqual([]);
+    expect(await sessionRow("deny")).toEqual({ status: "failed", failure: "denied", connection_id: null });
+  });
+
+  it("a wrong password stays on the shop's sign-in page", async () => {
+    const session = await createSession(s.t, "wrong_password");
+    const flow = await runConnectFlow({ connectUrl: session.connect_url, username: "demo", password: "nope" });
+    expect(flow.ok).toBe(false);
+    expect(flow.page.status).toBe(401);
+    expect(flow.message).toContain("Wrong username or password.");
+    expect(await connectionsOf("wrong_password")).toEqual([]);
+  });
+
+  it("a replayed callback (the same code and state again) is refused", async () => {
+    const session = await createSession(s.t, "replay");
+    const browser = new FormBrowser();
+    const flow = await runConnectFlow({ connectUrl: session.connect_url, username: "demo", password: "demo", browser });
+    expect(flow.ok).toBe(true);
+    const replay = await browser.get(browser.visited.at(-1)!);
+    expect(replay.status).toBe(410);
+    expect(textOf(replay.html)).toContain("This connect link was already used");
+    expect(await connectionsOf("replay")).toHaveLength(1);
+  });
+
+  it("an authorization code injected into another session fails PKCE at the shop", async () => {
+    const victim = new FormBrowser();
+    const attacker = new FormBrowser();
+    const victimCallback = await callbackUrl(
+      victim,
+      await toConsent(victim, (await createSession(s.t, "victim")).connect_url),
+    );
+    const attackerCallback = await callbackUrl(
+      attacker,
+      await toConsent(attacker, (await createSession(s.t, "attacker")).connect_url),
+    );
+    // The attacker's code, delivered into the victim's flow (the victim's state and browser).
+    const injected = new URL(victimCallback);
+    injected.searchParams.set("code", attackerCallback.searchParams.get("code")!);
+    const page = await victim.get(injected.toString());
+    expect(page.status).toBe(502);
+    expect(textOf(page.html)).toContain("Sakura Market did not confirm the connection");
+    expect(await connectionsOf("victim")).toEqual([]);
+    expect(await sessionRow("victim")).toMatchObject({ status: "failed", failure: "provider_error" });
+  });
+
+  it("a callback in another browser than the one that started is refused, and does not use up the session", async () => {
+    const session = await createSession(s.t, "two_browsers");
+    const starter = new FormBrowser();
+    const callback = await callbackUrl(starter, await toConsent(starter, session.connect_url));
+    const elsewhere = await new FormBrowser().get(callback.toString());
+    expect(elsewhere.status).toBe(400);
+    expect(textOf(elsewhere.html)).toContain("Finish in the browser you started in");
+    const reopened = await new FormBrowser().get(session.connect_url);
+    expect(reopened.status).toBe(400);
+    const finished = await starter.get(callback.toString());
+    expect(finished.status).toBe(200);
+    expect(await connectionsOf("two_browsers")).toHaveLength(1);
+  });
+
+  it("an expired link, an unknown link and a callback without state", async () => {
+    const session = await createSession(s.t, "late");
+    s.clock.advance(31 * 60_000);
+    const late = await new FormBrowser().get(session.connect_url);
+    expect([late.status, textOf(late.html)]).toEqual([410, expect.stringContaining("This connect link has expired")]);
+    const unknown = await new FormBrowser().get(`${s.t.url}/connect/cst_${"x".repeat(32)}`);
+    expect([unknown.status, textOf(unknown.html)]).toEqual([
+      404,
+      expect.stringContaining("This connect link is not valid"),
+    ]);
+    const bare = await new FormBrowser().get(`${s.t.url}/connect/callback?code=abc`);
+    expect(bare.status).toBe(404);
+    expect(bare.html).toContain("<!doctype html>");
+  });
+
+  it("a shop whose token endpoint fails: a clear page, the session failed, no connection", async () => {
+    const session = await createSession(s.t, "shop_down");
+    await fetch(`${s.sandboxUrl}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ status: 503, path_prefix: "/oauth/token", count: 1 }),
+    });
+    const flow = await runConnectFlow({ connectUrl: session.connect_url, username: "demo", password: "demo" });
+    expect(flow.page.status).toBe(502);
+    expect(flow.message).toContain("Sakura Market could not be reached just now");
+    expect(await connectionsOf("shop_down")).toEqual([]);
+    expect(await sessionRow("shop_down")).toMatchObject({ status: "failed", failure: "provider_unavailable" });
+  });
+});

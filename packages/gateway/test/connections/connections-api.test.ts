@@ -1,0 +1,171 @@
+// Connections as a resource: tenant isolation (a foreign id is an unknown id), the credentials header rules,
+// tokens sealed at rest, replacement of the live connection of an external_ref, deletion with revocation at the
+// provider, listing with filters and pages, and the input rules of create_connect_session.
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testStore } from "../harness.ts";
+import { connect, eventsOf, platform, rawConnection, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
+
+let s: ShoppingSetup;
+let keyB: string;
+
+beforeAll(async () => {
+  s = await startShopping();
+  await s.t.gateway.core.accounts.ensure("acme");
+  keyB = (await s.t.gateway.core.apiKeys.create({ accountId: "acme", scopes: ["*"] })).key;
+});
+afterAll(async () => s?.close());
+
+const me = (token: string) =>
+  fetch(`${s.sandboxUrl}/api/v2/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+const tokensOf = async (id: string) => {
+  const row = await rawConnection(s.t, id);
+  return {
+    access: s.t.gateway.core.secretBox.open(row.access_token!),
+    refresh: s.t.gateway.core.secretBox.open(row.refresh_token!),
+  };
+};
+
+describe("isolation and the credentials header", () => {
+  it("a connection of account A used by account B is 404, exactly like an unknown id", async () => {
+    const { connection } = await connect(s.t, "iso_a");
+    const foreign = await shopping(s.t, "get_cart", connection.id, {}, keyB);
+    const foreignBody = (await foreign.json()) as any;
+    const unknown = await shopping(s.t, "get_cart", "conn_0000000000000000000000", {}, keyB);
+    const unknownBody = (await unknown.json()) as any;
+    expect([foreign.status, unknown.status]).toEqual([404, 404]);
+    expect(foreignBody.error).toEqual({
+      code: "not_found",
+      message: `No connection ${connection.id} for the shopping provider`,
+      request_id: foreign.headers.get("x-request-id"),
+      retryable: false,
+    });
+    expect(unknownBody.error.message).toBe("No connection conn_0000000000000000000000 for the shopping provider");
+    expect((await platform(s.t, "get_connection", { connection_id: connection.id }, keyB)).status).toBe(404);
+    expect((await platform(s.t, "delete_connection", { connection_id: connection.id }, keyB)).status).toBe(404);
+    expect((await platform(s.t, "list_connections", {}, keyB)).body.data.connections).toEqual([]);
+    // Account A still has it, untouched.
+    expect((await shopping(s.t, "get_cart", connection.id)).status).toBe(200);
+  });
+
+  it("a missing or malformed header is 400; with an Origin header (a browser) it is 400 too", async () => {
+    const { connection } = await connect(s.t, "iso_header");
+    const missing = await s.t.call("shopping", "get_cart", {});
+    expect(missing.status).toBe(400);
+    const malformed = await shopping(s.t, "get_cart", "conn_short");
+    expect(malformed.status).toBe(400);
+    const fromBrowser = await s.t.call(
+      "shopping",
+      "get_cart",
+      {},
+      {
+        "x-gateway-connection-id": connection.id,
+        origin: "https://shop.example.com",
+      },
+    );
+    expect(fromBrowser.status).toBe(400);
+    expect(((await fromBrowser.json()) as any).error.code).toBe("invalid_request");
+    expect(fromBrowser.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("tokens at rest", () => {
+  it("the database holds the tokens sealed, never in plain text", async () => {
+    const { connection } = await connect(s.t, "sealed");
+    const row = await rawConnection(s.t, connection.id);
+    const { access, refresh } = await tokensOf(connection.id);
+    expect(await me(access)).toBe(200); // they are the real, working tokens
+    expect(row.access_token).toMatch(/^sb1\./);
+    expect(row.refresh_token).toMatch(/^sb1\./);
+    const raw = JSON.stringify(row);
+    for (const token of [access, refresh]) expect(raw).not.toContain(token);
+    const sessions = await s.t.gateway.core.store.db.selectFrom("connect_sessions").selectAll().execute();
+    for (const token of [access, refresh]) expect(JSON.stringify(sessions)).not.toContain(token);
+    if (testStore() === "sqlite") {
+      // The whole database file and its write-ahead log, byte for byte.
+      for (const name of ["gateway.db", "gateway.db-wal"]) {
+        const file = path.join(s.t.config.dataDir, name);
+        if (!fs.existsSync(file)) continue;
+        const bytes = fs.readFileSync(file);
+        for (const token of [access, refresh]) expect(bytes.includes(Buffer.from(token))).toBe(false);
+      }
+    }
+  });
+});
+
+describe("replacement and deletion", () => {
+  it("a new connect for the same external_ref replaces the live connection and says so in the events", async () => {
+    const first = (await connect(s.t, "replace_me")).connection;
+    const oldTokens = await tokensOf(first.id);
+    const second = (await connect(s.t, "replace_me")).connection;
+    expect(second.id).not.toBe(first.id);
+    expect(second.replaces).toBe(first.id);
+    const listed = await platform(s.t, "list_connections", { external_ref: "replace_me" });
+    expect(listed.body.data.connections.map((c: any) => c.id)).toEqual([second.id]);
+    expect((await shopping(s.t, "get_cart", first.id)).status).toBe(404);
+    const deleted = (await eventsOf(s.t, "connection.deleted")).find((e) => e.data.object.id === first.id);
+    expect(deleted.data.object).toMatchObject({ status: "deleted", replaced_by: second.id });
+    const created = (await eventsOf(s.t, "connection.created")).find((e) => e.data.object.id === second.id);
+    expect(created.data.object).toEqual(second);
+    expect(await me(oldTokens.access)).toBe(401); // the replaced grant was revoked at the shop
+  });
+
+  it("delete_connection deletes, revokes at the shop, records the event; the id is 404 from then on", async () => {
+    const { connection } = await connect(s.t, "delete_me");
+    const { access } = await tokensOf(connection.id);
+    const { status, body } = await platform(s.t, "delete_connection", { connection_id: connection.id });
+    expect(status).toBe(200);
+    expect(body.data).toEqual({
+      connection: { ...connection, status: "deleted", deleted_at: expect.any(String), updated_at: expect.any(String) },
+      provider_revoked: true,
+    });
+    expect(await me(access)).toBe(401);
+    expect((await shopping(s.t, "get_cart", connection.id)).status).toBe(404);
+    expect((await platform(s.t, "get_connection", { connection_id: connection.id })).status).toBe(404);
+    expect((await platform(s.t, "delete_connection", { connection_id: connection.id })).status).toBe(404);
+    const row = await rawConnection(s.t, connection.id);
+    expect([row.status, row.access_token, row.refresh_token]).toEqual(["deleted", null, null]);
+    const events = (await eventsOf(s.t, "connection.deleted")).filter((e) => e.data.object.id === connection.id);
+    expect(events.map((e) => e.data.object)).toEqual([body.data.connection]);
+  });
+});
+
+describe("listing and sessions", () => {
+  it("list_connections filters by external_ref and pages newest first", async () => {
+    for (const ref of ["page_1", "page_2", "page_3"]) {
+      s.clock.advance(1000);
+      await connect(s.t, ref);
+    }
+    const all = (await platform(s.t, "list_connections", { provider_id: "shopping", limit: 100 })).body;
+    const refs = all.data.connections.map((c: any) => c.external_ref);
+    expect(refs.slice(0, 3)).toEqual(["page_3", "page_2", "page_1"]);
+    const first = await platform(s.t, "list_connections", { limit: 2 });
+    expect(first.body.pagination).toEqual({ next_cursor: expect.any(String), has_more: true });
+    const next = await platform(s.t, "list_connections", { limit: 2, cursor: first.body.pagination.next_cursor });
+    expect(next.body.data.connections.map((c: any) => c.external_ref)).toEqual(refs.slice(2, 4));
+    const one = await platform(s.t, "list_connections", { external_ref: "page_2" });
+    expect(one.body.data.connections.map((c: any) => c.external_ref)).toEqual(["page_2"]);
+  });
+
+  it("create_connect_session refuses providers without connections and over-long references", async () => {
+    const catalog = await platform(s.t, "create_connect_session", { provider_id: "catalog", external_ref: "x" });
+    expect(catalog.status).toBe(400);
+    expect(catalog.body.error.details).toEqual([
+      { path: "/provider_id", message: "is not a provider with credentials operations" },
+    ]);
+    const long = await platform(s.t, "create_connect_session", {
+      provider_id: "shopping",
+      external_ref: "r".repeat(256),
+    });
+    expect(long.status).toBe(400);
+    expect(long.body.error.details).toEqual([
+      { path: "/external_ref", message: "must NOT have more than 255 characters" },
+    ]);
+    const ok = await platform(s.t, "create_connect_session", {
+      provider_id: "shopping",
+      external_ref: "r".repeat(255),
+    });
+    expect(ok.status).toBe(200);
+  });
+});

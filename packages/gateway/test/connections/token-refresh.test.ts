@@ -1,0 +1,155 @@
+// Access tokens live 15 minutes at the shop. The gateway refreshes them before expiry (and when the shop refuses one
+// early), exactly once however many calls (and gateway nodes) need it at the same moment; a refresh the shop refuses
+// turns the connection to needs_reauth, and calls answer 422 provider_rejected.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../harness.ts";
+import { connect, eventsOf, platform, rawConnection, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
+
+const minutes = (n: number) => n * 60_000;
+let s: ShoppingSetup;
+
+beforeAll(async () => {
+  s = await startShopping();
+});
+afterAll(async () => s?.close());
+
+const refreshes = () => s.sandbox.oauth.stats().refresh_token;
+const status = async (response: Response) => {
+  await response.body?.cancel();
+  return response.status;
+};
+/** Holds the shop's token endpoint for a moment, so that concurrent refreshes would overlap if they were allowed. */
+const slowTokenEndpoint = () =>
+  fetch(`${s.sandboxUrl}/_sandbox/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ delay_ms: 300, path_prefix: "/oauth/token", count: 1 }),
+  });
+
+describe("token refresh", () => {
+  it("refreshes an expired access token transparently", async () => {
+    const { connection } = await connect(s.t, "refresh_expired");
+    const before = refreshes();
+    s.clock.advance(minutes(16));
+    expect(await status(await shopping(s.t, "get_cart", connection.id))).toBe(200);
+    expect(refreshes()).toBe(before + 1);
+    const row = await rawConnection(s.t, connection.id);
+    expect(row.token_version).toBe(1);
+    expect(row.access_expires_at).toBe(s.clock.now() + minutes(15));
+    expect(row.refresh_lock_owner).toBeNull();
+    const { body } = await platform(s.t, "get_connection", { connection_id: connection.id });
+    expect(body.data.connection.last_refreshed_at).toBe(new Date(s.clock.now()).toISOString());
+  });
+
+  it("refreshes and retries once when the shop refuses a token before its expiry", async () => {
+    const { connection } = await connect(s.t, "refresh_early", { username: "demo2" });
+    const before = refreshes();
+    expect(s.sandbox.oauth.expireAccessTokens("demo2")).toBeGreaterThan(0);
+    expect(await status(await shopping(s.t, "get_cart", connection.id))).toBe(200);
+    expect(refreshes()).toBe(before + 1);
+  });
+
+  it("two concurrent calls refresh once", async () => {
+    const { connection } = await connect(s.t, "refresh_concurrent");
+    s.clock.advance(minutes(16));
+    await slowTokenEndpoint();
+    const before = refreshes();
+    const answers = await Promise.all([
+      shopping(s.t, "get_cart", connection.id),
+      shopping(s.t, "list_price_watches", connection.id),
+    ]);
+    expect(await Promise.all(answers.map(status))).toEqual([200, 200]);
+    expect(refreshes()).toBe(before + 1);
+  });
+
+  it("concurrent calls on two gateway nodes sharing the store refresh once", async () => {
+    let second: TestGateway | undefined;
+    try {
+      second = await startTestGateway({
+        clock: s.clock,
+        shareStoreWith: s.t,
+        env: { GATEWAY_UPSTREAM_SHOPPING_URL: s.sandboxUrl, GATEWAY_RATE_LIMIT_BURST: "100000" },
+      });
+      const { connection } = await connect(s.t, "refresh_two_nodes");
+      s.clock.advance(minutes(16));
+      await slowTokenEndpoint();
+      const before = refreshes();
+      const node2 = second;
+      const answers = await Promise.all([
+        ...[0, 1, 2].map(() => shopping(s.t, "get_cart", connection.id)),
+        ...[0, 1, 2].map(() => shopping(node2, "get_cart", connection.id, {}, node2.key)),
+      ]);
+      expect(await Promise.all(answers.map(status))).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(refreshes()).toBe(before + 1);
+      expect((await rawConnection(s.t, connection.id)).token_version).toBe(1);
+    } finally {
+      await second?.close();
+    }
+  });
+
+  it("a shop that cannot refresh right now gives 502 and leaves the connection usable", async () => {
+    const { connection } = await connect(s.t, "refresh_unavailable");
+    s.clock.advance(minutes(16));
+    await fetch(`${s.sandboxUrl}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ status: 503, path_prefix: "/oauth/token", count: 1 }),
+    });
+    const failed = await shopping(s.t, "get_cart", connection.id);
+    expect(failed.status).toBe(502);
+    expect(((await failed.json()) as any).error).toMatchObject({ code: "provider_unavailable", provider: "shopping" });
+    const row = await rawConnection(s.t, connection.id);
+    expect([row.status, row.refresh_lock_owner]).toEqual(["active", null]);
+    expect(await status(await shopping(s.t, "get_cart", connection.id))).toBe(200);
+  });
+});
+
+describe("a refresh the shop refuses", () => {
+  it("marks the connection needs_reauth, answers 422 with the provider, and records the event", async () => {
+    const { connection } = await connect(s.t, "revoked_user", { username: "demo2" });
+    // The shopper removes the app at the shop: every grant of theirs ends, refresh tokens included.
+    const revoked = await fetch(`${s.sandboxUrl}/_sandbox/oauth/revoke-grants`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: "demo2" }),
+    });
+    expect(((await revoked.json()) as any).revoked).toBeGreaterThan(0);
+    s.clock.advance(minutes(16));
+
+    const response = await shopping(s.t, "get_cart", connection.id);
+    const body = (await response.json()) as any;
+    expect(response.status).toBe(422);
+    expect(body.error).toEqual({
+      code: "provider_rejected",
+      message: "The shopping account behind this connection must be authorised again",
+      request_id: response.headers.get("x-request-id"),
+      provider: "shopping",
+      retryable: false,
+      fix: expect.stringContaining("create_connect_session"),
+    });
+    const row = await rawConnection(s.t, connection.id);
+    expect([row.status, row.access_token, row.refresh_token]).toEqual(["needs_reauth", null, null]);
+    const events = await eventsOf(s.t, "connection.needs_reauth");
+    expect(events.map((e) => [e.data.object.id, e.data.object.status])).toEqual([[connection.id, "needs_reauth"]]);
+
+    // Further calls are refused by the gateway itself, without asking the shop again.
+    const refused = s.sandbox.oauth.stats().refused;
+    expect(await status(await shopping(s.t, "get_cart", connection.id))).toBe(422);
+    expect(s.sandbox.oauth.stats().refused).toBe(refused);
+
+    // Connecting the same external_ref again repairs it: a new connection replaces the old one.
+    const again = await connect(s.t, "revoked_user", { username: "demo2" });
+    expect(again.connection.replaces).toBe(connection.id);
+    expect(await status(await shopping(s.t, "get_cart", again.connection.id))).toBe(200);
+    expect(await status(await shopping(s.t, "get_cart", connection.id))).toBe(404);
+  });
+
+  it("also when the revoked access token is refused first (no clock movement)", async () => {
+    const { connection } = await connect(s.t, "revoked_now");
+    s.sandbox.oauth.revokeUserGrants("demo");
+    const response = await shopping(s.t, "get_cart", connection.id);
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as any).error).toMatchObject({ code: "provider_rejected", provider: "shopping" });
+    expect((await rawConnection(s.t, connection.id)).status).toBe("needs_reauth");
+  });
+});

@@ -1,0 +1,230 @@
+// The console in headless Chromium against a real gateway: sign in, create a key and call the API with it, register
+// a webhook endpoint on a local receiver and watch a test event's delivery attempt appear, run an operation from
+// try-it-out, read usage, run the public demo, and sign out. Each page is photographed into test-artifacts/console/.
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runConnectFlow } from "../../src/cli/connect-flow.ts";
+import type { TestGateway } from "../harness.ts";
+import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
+import { accessibilityProblems, ensureConsoleBuilt, launchChromium, screenshot } from "./browser.ts";
+import { createUser, password, startConsoleGateway } from "./console-client.ts";
+
+let t: TestGateway;
+let receiver: Receiver;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  ensureConsoleBuilt();
+  [t, receiver, browser] = await Promise.all([
+    startConsoleGateway({ env: { GATEWAY_WEBHOOK_ALLOW_PRIVATE: "1" } }),
+    startReceiver(() => ({ status: 200, body: "thanks" })),
+    launchChromium(),
+  ]);
+  await createUser(t, "ada@example.com");
+  context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  context.setDefaultTimeout(30_000);
+  page = await context.newPage();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await t?.close();
+});
+
+const nav = (label: string) =>
+  page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: label }).click();
+
+describe("the console in a browser", () => {
+  it("signs in", async () => {
+    await page.goto(`${t.url}/console`);
+    await page.getByLabel("Email").fill("ada@example.com");
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").getByText("Wrong email or password").waitFor();
+    await screenshot(page, "01-sign-in-error");
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === "gateway_session")).toMatchObject({ httpOnly: true, sameSite: "Lax" });
+  });
+
+  it("creates a key, shows it once, and the key works over HTTP", async () => {
+    await page.getByLabel("Name").fill("checkout service");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const shown = page.locator("#shown-once-value");
+    await shown.waitFor();
+    const key = await shown.inputValue();
+    expect(key).toMatch(/^gwk_[0-9A-Za-z]{32}$/);
+    await screenshot(page, "02-keys-created");
+    const response = await fetch(`${t.url}/v1/echo/say`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ text: "from curl" }),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as any).data).toEqual({ text: "from curl", account_id: "default" });
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    const row = page.getByRole("row").filter({ hasText: "checkout service" });
+    await row.waitFor();
+    expect(await row.textContent()).toContain(key.slice(0, 8));
+    expect(await page.locator("#shown-once-value").count()).toBe(0);
+    await screenshot(page, "03-keys-list");
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+
+  it("registers a webhook endpoint and shows a test event's delivery attempt", async () => {
+    await nav("Webhook endpoint");
+    await page.getByRole("heading", { level: 1, name: "Webhook endpoint" }).waitFor();
+    await page.getByLabel("URL").fill(receiver.url);
+    await page.getByRole("button", { name: "Register endpoint" }).click();
+    const secret = await page.locator("#shown-once-value").inputValue();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
+    await screenshot(page, "04-webhook-secret");
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await page.getByRole("link", { name: "See its delivery attempts" }).click();
+    await page.getByRole("heading", { level: 1, name: "Event" }).waitFor();
+    const attempt = page.locator("table.attempts tbody tr").first();
+    await attempt.waitFor();
+    expect(await attempt.locator("td[data-label=Status]").textContent()).toBe("200");
+    expect(await attempt.locator("td[data-label=Response]").textContent()).toBe("thanks");
+    await page.getByText("succeeded").first().waitFor();
+    const [delivered] = await receiver.waitFor(1);
+    expect(delivered?.path).toBe(new URL(receiver.url).pathname);
+    expect(await page.getByText(String(delivered?.headers["gateway-event-id"])).first().isVisible()).toBe(true);
+    await screenshot(page, "05-event-delivery");
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.getByRole("button", { name: "Redeliver" }).click();
+    await page.getByRole("heading", { name: "Delivery 2" }).waitFor();
+    await nav("Events");
+    await page.getByRole("row").filter({ hasText: "test.event" }).first().waitFor();
+    await screenshot(page, "06-events");
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+
+  it("shows connections with a clear empty state", async () => {
+    await nav("Connections");
+    await page.getByText("No connections yet").waitFor();
+  });
+
+  it("starts a connect session, shows its link, and lists the connection it made", async () => {
+    const connectForm = page.getByRole("form", { name: "Connect a provider account" });
+    await connectForm.getByLabel("Provider").selectOption("shopping");
+    await connectForm.getByLabel("External ref").fill("user_8842");
+    await connectForm.getByRole("button", { name: "Start connect session" }).click();
+    const link = await page.locator("#connect-link").getAttribute("href");
+    expect(link).toMatch(/\/connect\/cst_[0-9A-Za-z]{32}$/);
+    const flow = await runConnectFlow({ connectUrl: link ?? "", username: "demo", password: "demo" });
+    expect(flow.ok).toBe(true);
+    const search = page.getByRole("search");
+    await search.getByRole("button", { name: "Search" }).click();
+    const row = page.getByRole("row").filter({ hasText: "user_8842" });
+    await row.waitFor();
+    expect(await row.locator("td[data-label=Status]").textContent()).toBe("active");
+    expect(await page.content()).not.toMatch(/conn_[0-9A-Za-z]{22}/);
+    await search.getByLabel("External ref").fill("nobody");
+    await search.getByRole("button", { name: "Search" }).click();
+    await page.getByText("No connection matches").waitFor();
+    await search.getByLabel("External ref").fill("user_8842");
+    await search.getByRole("button", { name: "Search" }).click();
+    await row.waitFor();
+    await screenshot(page, "07-connections");
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+
+  it("runs operations from try-it-out with a delegation token", async () => {
+    await nav("API reference");
+    await page.getByText(/Token gwd_/).waitFor();
+    await page.locator("#operations-tag-catalog").waitFor();
+    expect(await page.locator("#operations-tag-platform").count()).toBe(0);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, "08-try-it-out", false);
+    expect(await accessibilityProblems(page)).toEqual([]);
+
+    // Limited to one provider, the reference shows just its operations; try-it-out is on from the start.
+    await page.getByLabel("Token scopes").selectOption("echo");
+    await page.getByText(/scopes echo Copy/).waitFor();
+    const say = page.locator("#operations-echo-echo_say");
+    await page.locator("#operations-tag-echo").click();
+    await say.locator(".opblock-summary").click();
+    await say.locator("textarea.body-param__text").fill(JSON.stringify({ text: "from try-it-out" }));
+    await say.getByRole("button", { name: "Execute" }).click();
+    const status = say.locator(".live-responses-table tr.response .response-col_status").first();
+    await status.waitFor();
+    expect((await status.textContent())?.trim()).toBe("200");
+    const body = await say.locator(".live-responses-table .microlight").first().textContent();
+    expect(JSON.parse(body ?? "{}").data).toEqual({ text: "from try-it-out", account_id: "default" });
+    await say.locator(".live-responses-table").scrollIntoViewIfNeeded();
+    await screenshot(page, "08-try-it-out-response", false);
+
+    // A credentials operation, against the connection chosen here: its id never reaches the page.
+    await page.getByLabel("Connection for credentials operations").selectOption({ label: "shopping · user_8842" });
+    await page.getByLabel("Token scopes").selectOption("shopping");
+    await page.getByText(/scopes shopping Copy/).waitFor();
+    const cart = page.locator("#operations-shopping-shopping_get_cart");
+    await page.locator("#operations-tag-shopping").click();
+    await cart.locator(".opblock-summary").click();
+    await cart.getByRole("button", { name: "Execute" }).click();
+    const cartStatus = cart.locator(".live-responses-table tr.response .response-col_status").first();
+    await cartStatus.waitFor();
+    expect((await cartStatus.textContent())?.trim()).toBe("200");
+    expect(await page.content()).not.toMatch(/conn_[0-9A-Za-z]{22}/);
+  }, 120_000);
+
+  it("charts the usage", async () => {
+    await nav("Usage");
+    await page.getByRole("heading", { name: "Latency per operation" }).waitFor();
+    const row = page.getByRole("row").filter({ hasText: "echo:say" });
+    expect(await row.locator("td[data-label=Requests]").textContent()).toBe("2");
+    await screenshot(page, "09-usage");
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+
+  it("reads well on a phone, in dark mode too", async () => {
+    // A phone in dark mode: the layout folds into one column and the dark palette keeps its contrast.
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      colorScheme: "dark",
+    });
+    await phone.addCookies(await context.cookies());
+    const small = await phone.newPage();
+    await small.goto(`${t.url}/console/keys`);
+    await small.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    expect(await small.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await screenshot(small, "10-phone-keys");
+    expect(await accessibilityProblems(small)).toEqual([]);
+    await phone.close();
+  });
+
+  it("runs the public demo without signing in", async () => {
+    const visitor = await browser.newContext();
+    const demo = await visitor.newPage();
+    await demo.goto(`${t.url}/demo`);
+    await demo.getByLabel("Operation").selectOption("echo:say");
+    await demo.getByLabel("Input (JSON)").fill(JSON.stringify({ text: "demo" }));
+    await demo.getByRole("button", { name: "Run" }).click();
+    await demo.getByRole("heading", { name: "Answer · 200 OK" }).waitFor();
+    expect(await demo.getByLabel("Answer", { exact: true }).textContent()).toContain('"account_id": "demo"');
+    await screenshot(demo, "11-demo");
+    expect(await accessibilityProblems(demo)).toEqual([]);
+    await visitor.close();
+  });
+
+  it("signs out", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in to the console" }).waitFor();
+    const status = await page.evaluate(async () => (await fetch("/console/api/session")).status);
+    expect(status).toBe(401);
+    await page.goto(`${t.url}/console/usage`);
+    await page.getByRole("heading", { name: "Sign in to the console" }).waitFor();
+    await screenshot(page, "12-signed-out");
+  });
+});

@@ -1,0 +1,134 @@
+// The payment state machine over real HTTP, every transition including the refused ones: pending → approved
+// (payment.approved) → refunded, pending → declined (payment.declined, an amount ending in 13), each event verified
+// with the SDK and its data.object equal to get_payment then; the issuer's answer paced by the sandbox's tick;
+// refunding a pending, declined or refunded payment is 409 and changes nothing.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  callOperation,
+  delivered,
+  deliveredTypes,
+  type ProviderSetup,
+  receivedAbout,
+} from "../stateful/provider-setup.ts";
+import { getPayment, pace, pay, settle, startPayments } from "./setup.ts";
+
+let s: ProviderSetup;
+beforeAll(async () => {
+  s = await startPayments();
+});
+afterAll(async () => s?.close());
+
+const refund = (id: string) => callOperation(s, "refund_payment", { payment_id: id });
+
+async function refusedRefund(payment: { id: string }, status: string) {
+  const before = await getPayment(s, payment.id);
+  const refused = await refund(payment.id);
+  expect(refused.status).toBe(409);
+  expect(refused.body.error).toEqual({
+    code: "conflict",
+    message: `The payment ${payment.id} is ${status}: it cannot become refunded`,
+    request_id: refused.headers.get("x-request-id"),
+    retryable: false,
+    details: { reason: "illegal_transition", status, requested: "refunded" },
+    fix: "Read the payment again and act on its current status.",
+  });
+  expect(await getPayment(s, payment.id)).toEqual(before);
+}
+
+describe("approved, then refunded", () => {
+  it("answers pending with the amount in integer JPY and the card on file, in the envelope", async () => {
+    const created = await callOperation(s, "create_payment", {
+      amount: 4800,
+      currency: "JPY",
+      description: "注文 #1024",
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toEqual({
+      data: created.body.data,
+      meta: { source: "payments", fetched_at: expect.any(String) },
+      pagination: null,
+    });
+    const payment = created.body.data;
+    expect(payment).toEqual({
+      id: expect.stringMatching(/^pay_[0-9A-Za-z]{22}$/),
+      status: "pending",
+      amount: 4800,
+      currency: "JPY",
+      description: "注文 #1024",
+      payment_method: { type: "card", brand: "visa", last4: "4242" },
+      decline_code: null,
+      decline_message: null,
+      payment_reference: expect.stringMatching(/^ch_[0-9a-f]{24}$/),
+      created_at: expect.stringMatching(/\.000Z$/),
+      updated_at: payment.created_at,
+      approved_at: null,
+      declined_at: null,
+      refunded_at: null,
+    });
+    expect(await getPayment(s, payment.id)).toEqual(payment);
+    expect(deliveredTypes(s, payment.id)).toEqual([]);
+  });
+
+  it("the issuer approves: payment.approved with the object get_payment answers; the refund is refunded, no event", async () => {
+    const payment = await pay(s, 4800);
+    await refusedRefund(payment, "pending");
+    const native = await settle(s, payment);
+    expect(native.status).toBe("succeeded");
+    const event = await delivered(s, "payment.approved", payment.id);
+    expect(event.data.object).toMatchObject({
+      status: "approved",
+      approved_at: expect.any(String),
+      decline_code: null,
+    });
+    expect(event.data.object).toEqual(await getPayment(s, payment.id));
+
+    const refunded = await refund(payment.id);
+    expect(refunded.status, refunded.text).toBe(200);
+    expect(refunded.body.data).toMatchObject({
+      status: "refunded",
+      amount: 4800,
+      approved_at: event.data.object.approved_at,
+      refunded_at: expect.any(String),
+    });
+    expect(await getPayment(s, payment.id)).toEqual(refunded.body.data);
+    await refusedRefund(payment, "refunded");
+    expect(deliveredTypes(s, payment.id)).toEqual(["payment.approved"]);
+  });
+});
+
+describe("declined", () => {
+  it("an amount ending in 13 is declined: payment.declined with the reason, and it cannot be refunded", async () => {
+    const payment = await pay(s, 1013);
+    await settle(s, payment);
+    const event = await delivered(s, "payment.declined", payment.id);
+    expect(event.data.object).toMatchObject({
+      status: "declined",
+      amount: 1013,
+      decline_code: "insufficient_funds",
+      decline_message: expect.stringContaining("insufficient funds"),
+      approved_at: null,
+      declined_at: expect.any(String),
+    });
+    expect(event.data.object).toEqual(await getPayment(s, payment.id));
+    await refusedRefund(payment, "declined");
+    expect(deliveredTypes(s, payment.id)).toEqual(["payment.declined"]);
+  });
+});
+
+describe("paced by the sandbox's tick", () => {
+  it("the issuer answers by itself: one approved, one declined, one event each", async () => {
+    await pace(s, 30);
+    try {
+      const approved = await pay(s, 2500);
+      const declined = await pay(s, 313);
+      const approvedEvent = await delivered(s, "payment.approved", approved.id);
+      const declinedEvent = await delivered(s, "payment.declined", declined.id);
+      expect(approvedEvent.data.object).toEqual(await getPayment(s, approved.id));
+      expect(declinedEvent.data.object).toEqual(await getPayment(s, declined.id));
+      expect(receivedAbout(s, approved.id).map((e) => e.type)).toEqual(["payment.approved"]);
+      expect(receivedAbout(s, declined.id).map((e) => e.type)).toEqual(["payment.declined"]);
+    } finally {
+      await pace(s, null);
+    }
+  });
+});

@@ -1,0 +1,122 @@
+// A gateway process killed with SIGKILL in the middle of a burst of deliveries loses no event: restarted on the same
+// store, it delivers every event at least once (in-flight deliveries of the dead process are retried).
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { randomBase62 } from "../../src/core/ids.ts";
+import { freePort, testStore } from "../harness.ts";
+import { eventually } from "./fake-clock.ts";
+import { type Receiver, startReceiver } from "./receiver.ts";
+
+const root = fileURLToPath(new URL("../../../../", import.meta.url));
+const postgresUrl = process.env.GATEWAY_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function storeEnv(dataDir: string): Promise<Record<string, string>> {
+  if (testStore() !== "postgres") return {};
+  const schema = `t_${randomBase62(12).toLowerCase()}`;
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  await client.query(`CREATE SCHEMA ${schema}`);
+  await client.end();
+  cleanups.push(async () => {
+    const drop = new pg.Client({ connectionString: postgresUrl });
+    await drop.connect();
+    await drop.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await drop.end();
+  });
+  fs.mkdirSync(dataDir, { recursive: true });
+  return { GATEWAY_DATABASE_URL: `${postgresUrl}?options=${encodeURIComponent(`-c search_path=${schema}`)}` };
+}
+
+/** Starts `gateway serve` as a child process and waits until it answers; collects its standard output. */
+async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; url: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", "serve"], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  cleanups.push(() => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  });
+  const url = `http://127.0.0.1:${env.PORT}`;
+  await eventually(async () => {
+    if (child.exitCode !== null) throw new Error(`gateway serve exited: ${output}`);
+    return (await fetch(`${url}/healthz`).catch(() => undefined))?.ok ? true : undefined;
+  }, 60_000);
+  return { child, output: () => output, url };
+}
+
+describe("a killed gateway process", () => {
+  it("delivers every event of a burst at least once after SIGKILL and restart", async () => {
+    const received = new Set<string>();
+    // While the first process runs, every third request hangs: deliveries are in flight when it dies.
+    let hangEveryThird = true;
+    let requests = 0;
+    const receiver: Receiver = await startReceiver((request) => {
+      requests++;
+      if (hangEveryThird && requests % 3 === 0) return "hang";
+      received.add(String(request.headers["gateway-event-id"]));
+      return { status: 200 };
+    });
+    cleanups.push(() => receiver.close());
+
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-crash-"));
+    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const env = {
+      GATEWAY_DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      GATEWAY_ENV: "test",
+      GATEWAY_LOG_LEVEL: "error",
+      GATEWAY_WEBHOOK_ALLOW_PRIVATE: "1",
+      GATEWAY_WEBHOOK_POLL_INTERVAL_MS: "50",
+      GATEWAY_WEBHOOK_TIMEOUT_MS: "5000",
+      GATEWAY_WEBHOOK_LEASE_MS: "2000",
+      GATEWAY_WEBHOOK_CONCURRENCY: "8",
+      GATEWAY_RATE_LIMIT_PER_MINUTE: "1000000",
+      GATEWAY_RATE_LIMIT_BURST: "100000",
+      ...(await storeEnv(dataDir)),
+    };
+
+    const first = await serve(env);
+    const key = /gwk_[0-9A-Za-z]{32}/.exec(first.output())?.[0];
+    if (!key) throw new Error(`no key printed: ${first.output()}`);
+    const call = (url: string, operation: string, body: object = {}) =>
+      fetch(`${url}/v1/platform/${operation}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    expect((await call(first.url, "set_webhook_endpoint", { url: receiver.url, event_types: ["*"] })).status).toBe(200);
+
+    const sent = await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        const response = await call(first.url, "send_test_event");
+        return ((await response.json()) as { data: { event: { id: string } } }).data.event.id;
+      }),
+    );
+    await eventually(() => (received.size >= 5 ? true : undefined));
+    first.child.kill("SIGKILL");
+    await new Promise((resolve) => first.child.once("exit", resolve));
+    expect(received.size).toBeLessThan(sent.length);
+
+    hangEveryThird = false;
+    await serve(env);
+    await eventually(() => (sent.every((id) => received.has(id)) ? true : undefined), 30_000);
+    expect(sent.filter((id) => !received.has(id))).toEqual([]);
+  }, 120_000);
+});

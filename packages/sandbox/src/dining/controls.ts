@@ -1,0 +1,43 @@
+// Test controls of the dining sandbox (/_sandbox/venue/…): what a venue does by itself, on demand, and its delays.
+import { type Static, Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import type { Venue } from "./venue.ts";
+
+/** What the venue does by itself, on demand (tests): confirm or cancel a booking, call, seat or expire a party. */
+export function controlRoutes(app: FastifyInstance, venue: Venue): void {
+  const BookingControl = Type.Object({ booking_no: Type.String() });
+  const TicketControl = Type.Object({ ticket_no: Type.String() });
+  const { bookings, queue } = venue;
+  const bookingActions = { confirm: bookings.confirm, cancel: bookings.cancelByVenue } as const;
+  for (const [action, run] of Object.entries(bookingActions)) {
+    app.post<{ Body: Static<typeof BookingControl> }>(
+      `/_sandbox/venue/${action}`,
+      { schema: { body: BookingControl } },
+      async (request) => ({ booking: run.call(bookings, request.body.booking_no) }),
+    );
+  }
+  const Settings = Type.Object(
+    {
+      venue_delay_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+      // Null first: Fastify's validator coerces types, and would read null as 0 against the integer.
+      queue_call_ms: Type.Optional(Type.Union([Type.Null(), Type.Integer({ minimum: 0 })])),
+      queue_hold_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    },
+    { additionalProperties: false },
+  );
+  app.post<{ Body: Static<typeof Settings> }>("/_sandbox/venue/settings", { schema: { body: Settings } }, async (r) =>
+    venue.configure({
+      ...(r.body.venue_delay_ms !== undefined && { venueDelayMs: r.body.venue_delay_ms }),
+      ...(r.body.queue_call_ms !== undefined && { queueCallMs: r.body.queue_call_ms }),
+      ...(r.body.queue_hold_ms !== undefined && { queueHoldMs: r.body.queue_hold_ms }),
+    }),
+  );
+  const ticketActions = { call: queue.call, seat: queue.seat, expire: queue.expire } as const;
+  for (const [action, run] of Object.entries(ticketActions)) {
+    app.post<{ Body: Static<typeof TicketControl> }>(
+      `/_sandbox/venue/${action}`,
+      { schema: { body: TicketControl } },
+      async (request) => ({ ticket: run.call(queue, request.body.ticket_no) }),
+    );
+  }
+}

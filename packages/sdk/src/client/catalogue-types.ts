@@ -1,0 +1,29 @@
+// The catalogue served at GET /v1/operations (client.operations()): every provider and operation, with schemas.
+
+export interface CatalogueOperation {
+  id: string;
+  /** `/v1/{provider_id}/{operation_id}` */
+  path: string;
+  summary: string;
+  description: string | null;
+  auth_mode: "none" | "credentials";
+  connection_required: boolean;
+  /** A read-only POST: safe to repeat without an Idempotency-Key. */
+  read_only: boolean;
+  lifecycle: "stable" | "beta" | "deprecated" | (string & {});
+  version: string;
+  input_schema: Record<string, unknown>;
+  output_schema: Record<string, unknown>;
+  example: { input: unknown; output: unknown };
+}
+
+export interface CatalogueProvider {
+  id: string;
+  title: string;
+  description: string;
+  operations: CatalogueOperation[];
+}
+
+export interface OperationsCatalogue {
+  providers: CatalogueProvider[];
+}

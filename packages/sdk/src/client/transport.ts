@@ -1,0 +1,81 @@
+// One HTTP attempt: fetch under the attempt's signal (caller's abort or per-attempt timeout), the whole body read
+// inside the time limit, and the outcome as the success envelope or the GatewayError of the answer. A caller's
+// abort is not an outcome: it rejects with the signal's reason, as fetch itself does.
+import { errorFromResponse } from "../error-from-response.ts";
+import { GatewayConnectionError, GatewayError } from "../errors.ts";
+import { attemptSignal } from "./abort.ts";
+import type { HttpMethod } from "./retry-policy.ts";
+import type { FetchLike } from "./types.ts";
+
+export interface AttemptRequest {
+  url: string;
+  method: HttpMethod;
+  headers: Record<string, string>;
+  body: string | undefined;
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+  fetch: FetchLike;
+}
+
+export type AttemptOutcome =
+  | { ok: true; body: Record<string, unknown>; requestId: string | null }
+  | {
+      ok: false;
+      error: GatewayError;
+      /** The gateway replayed the stored first answer of this Idempotency-Key: repeating gets the same answer. */
+      replayed: boolean;
+    };
+
+export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutcome> {
+  const attempt = attemptSignal(request.timeoutMs, request.signal);
+  try {
+    const response = await request.fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body !== undefined && { body: request.body }),
+      signal: attempt.signal,
+    });
+    const text = await response.text();
+    const requestId = response.headers.get("x-request-id");
+    if (!response.ok) {
+      const replayed = response.headers.get("idempotent-replayed") === "true";
+      return { ok: false, error: errorFromResponse(response.status, text, response.headers), replayed };
+    }
+    const body = parseObject(text);
+    if (body === undefined) {
+      const message = `The gateway answered HTTP ${response.status} with a body that is not a JSON object`;
+      const error = new GatewayError({
+        code: "invalid_response",
+        status: response.status,
+        message,
+        requestId,
+        retryable: false,
+      });
+      return { ok: false, error, replayed: false };
+    }
+    return { ok: true, body, requestId };
+  } catch (cause) {
+    if (request.signal?.aborted) throw request.signal.reason;
+    const message = attempt.timedOut
+      ? `No complete answer from ${request.method} ${request.url} within ${request.timeoutMs} ms`
+      : `${request.method} ${request.url} failed: ${cause instanceof Error ? cause.message : String(cause)}`;
+    return {
+      ok: false,
+      error: new GatewayConnectionError({ message, timedOut: attempt.timedOut, cause }),
+      replayed: false,
+    };
+  } finally {
+    attempt.done();
+  }
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,138 @@
+// Turns a non-2xx gateway response into the matching GatewayError subclass, branching on the envelope's code.
+import {
+  ConflictError,
+  GATEWAY_ERROR_CODES,
+  GatewayError,
+  type GatewayErrorInit,
+  type GatewayErrorSubclassInit,
+  InternalError,
+  InvalidRequestError,
+  type KnownGatewayErrorCode,
+  NotFoundError,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+  RateLimitedError,
+  ScopeDeniedError,
+  UnauthorizedError,
+} from "./errors.ts";
+
+/** A fetch `Headers`, or Node's plain header object. */
+export type ResponseHeaders = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+type ErrorClass = new (init: GatewayErrorSubclassInit) => GatewayError;
+
+const classByCode: Record<KnownGatewayErrorCode, ErrorClass> = {
+  invalid_request: InvalidRequestError,
+  unauthorized: UnauthorizedError,
+  scope_denied: ScopeDeniedError,
+  not_found: NotFoundError,
+  conflict: ConflictError,
+  provider_rejected: ProviderRejectedError,
+  rate_limited: RateLimitedError,
+  provider_unavailable: ProviderUnavailableError,
+  internal_error: InternalError,
+};
+
+const codeByStatus = new Map<number, KnownGatewayErrorCode>(
+  Object.entries(GATEWAY_ERROR_CODES).map(([code, { status }]) => [status, code as KnownGatewayErrorCode]),
+);
+
+/**
+ * Builds the error for a non-2xx response. `body` is the parsed JSON (or the text) of the response.
+ * A known `error.code` picks its class whatever the status; an unknown code (announced later, always under an
+ * existing status) keeps its own `code` and gets the class of its status; no envelope at all (a proxy's page) gets
+ * the class and code of the status, or a plain GatewayError for other statuses.
+ */
+export function errorFromResponse(status: number, body: unknown, headers?: ResponseHeaders): GatewayError {
+  const envelope = readEnvelope(body);
+  const retryAfterSeconds = parseRetryAfter(header(headers, "retry-after"));
+  const requestId = envelope?.requestId ?? header(headers, "x-request-id") ?? null;
+  const knownCode = envelope !== undefined && isKnownCode(envelope.code) ? envelope.code : codeByStatus.get(status);
+  const code = envelope?.code ?? knownCode ?? `http_${status}`;
+  const init: GatewayErrorInit = {
+    code,
+    status,
+    message: envelope?.message ?? describeBareResponse(status, body),
+    requestId,
+    provider: envelope?.provider,
+    retryable: envelope?.retryable ?? (knownCode ? GATEWAY_ERROR_CODES[knownCode].retryable : isTransient(status)),
+    details: envelope?.details,
+    fix: envelope?.fix,
+    retryAfterSeconds,
+  };
+  return knownCode === undefined ? new GatewayError(init) : new classByCode[knownCode](init);
+}
+
+interface Envelope {
+  code: string;
+  message: string | undefined;
+  requestId: string | undefined;
+  provider: string | undefined;
+  retryable: boolean | undefined;
+  details: unknown;
+  fix: string | undefined;
+}
+
+function readEnvelope(body: unknown): Envelope | undefined {
+  const parsed = typeof body === "string" ? parseJson(body) : body;
+  if (!isRecord(parsed) || !isRecord(parsed.error) || typeof parsed.error.code !== "string") return undefined;
+  const error = parsed.error;
+  return {
+    code: error.code as string,
+    message: stringOrUndefined(error.message),
+    // The envelope spells it request_id; the per-operation schemas also allow requestId.
+    requestId: stringOrUndefined(error.request_id) ?? stringOrUndefined(error.requestId),
+    provider: stringOrUndefined(error.provider),
+    retryable: typeof error.retryable === "boolean" ? error.retryable : undefined,
+    details: error.details,
+    fix: stringOrUndefined(error.fix),
+  };
+}
+
+function isKnownCode(code: string): code is KnownGatewayErrorCode {
+  return Object.hasOwn(GATEWAY_ERROR_CODES, code);
+}
+
+function isTransient(status: number): boolean {
+  return status === 429 || status === 502 || status === 503 || status === 504;
+}
+
+function describeBareResponse(status: number, body: unknown): string {
+  const text = typeof body === "string" ? body.trim().slice(0, 200) : "";
+  return `The gateway answered HTTP ${status} without an error envelope${text ? `: ${text}` : "."}`;
+}
+
+/** Retry-After is delta-seconds or an HTTP date; either becomes whole seconds from now, never negative. */
+export function parseRetryAfter(value: string | undefined, nowMs: number = Date.now()): number | null {
+  if (value === undefined) return null;
+  const trimmed = value.trim();
+  if (/^[0-9]+$/.test(trimmed)) return Number(trimmed);
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - nowMs) / 1000));
+}
+
+function header(headers: ResponseHeaders | undefined, name: string): string | undefined {
+  if (headers === undefined) return undefined;
+  if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name) ?? undefined;
+  for (const [key, value] of Object.entries(headers as Record<string, string | readonly string[] | undefined>)) {
+    if (key.toLowerCase() !== name) continue;
+    return typeof value === "string" ? value : value?.[0];
+  }
+  return undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}

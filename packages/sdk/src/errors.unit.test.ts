@@ -1,0 +1,119 @@
+// errorFromResponse builds the class of the envelope's code, keeps every field, and falls back by status.
+import { describe, expect, it } from "vitest";
+import { errorFromResponse, parseRetryAfter } from "./error-from-response.ts";
+import {
+  ConflictError,
+  GatewayConnectionError,
+  GatewayError,
+  InternalError,
+  InvalidRequestError,
+  isGatewayError,
+  NotFoundError,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+  RateLimitedError,
+  ScopeDeniedError,
+  UnauthorizedError,
+} from "./errors.ts";
+
+const cases = [
+  { code: "invalid_request", status: 400, type: InvalidRequestError, retryable: false },
+  { code: "unauthorized", status: 401, type: UnauthorizedError, retryable: false },
+  { code: "scope_denied", status: 403, type: ScopeDeniedError, retryable: false },
+  { code: "not_found", status: 404, type: NotFoundError, retryable: false },
+  { code: "conflict", status: 409, type: ConflictError, retryable: false },
+  { code: "provider_rejected", status: 422, type: ProviderRejectedError, retryable: false },
+  { code: "rate_limited", status: 429, type: RateLimitedError, retryable: true },
+  { code: "provider_unavailable", status: 502, type: ProviderUnavailableError, retryable: true },
+  { code: "internal_error", status: 500, type: InternalError, retryable: false },
+] as const;
+
+function envelope(code: string, extra: Record<string, unknown> = {}) {
+  return { error: { code, message: `message for ${code}`, request_id: "req_123", ...extra } };
+}
+
+describe("errorFromResponse", () => {
+  for (const { code, status, type, retryable } of cases) {
+    it(`${status} ${code} → ${type.name}`, () => {
+      const body = envelope(code, { retryable, provider: "dining", details: [{ path: "/x", message: "m" }], fix: "f" });
+      const error = errorFromResponse(status, body, { "X-Request-Id": "req_header" });
+      expect(error).toBeInstanceOf(type);
+      expect(error).toBeInstanceOf(GatewayError);
+      expect(isGatewayError(error)).toBe(true);
+      expect(error).toMatchObject({ name: type.name, code, status, retryable, requestId: "req_123" });
+      expect(error).toMatchObject({ message: `message for ${code}`, provider: "dining", fix: "f" });
+      expect(error.details).toEqual([{ path: "/x", message: "m" }]);
+      // Without `retryable` in the envelope, the seed's table decides.
+      expect(errorFromResponse(status, envelope(code)).retryable).toBe(retryable);
+      expect(errorFromResponse(status, JSON.stringify(envelope(code)))).toBeInstanceOf(type);
+    });
+  }
+
+  it("branches on code, never on message or status", () => {
+    const error = errorFromResponse(400, envelope("conflict", { message: "not_found" }));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error.status).toBe(400);
+  });
+
+  it("keeps an unknown code and picks the class of its status", () => {
+    const error = errorFromResponse(409, envelope("slot_expired"));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error.code).toBe("slot_expired");
+    expect(error.retryable).toBe(false);
+    const unmapped = errorFromResponse(418, envelope("teapot", { retryable: true }));
+    expect(unmapped.constructor).toBe(GatewayError);
+    expect(unmapped).toMatchObject({ code: "teapot", status: 418, retryable: true });
+  });
+
+  it("falls back by status without an envelope, and takes the request id from the header", () => {
+    const error = errorFromResponse(502, "<html>Bad Gateway</html>", new Headers({ "x-request-id": "req_h" }));
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect(error).toMatchObject({ code: "provider_unavailable", retryable: true, requestId: "req_h" });
+    expect(error.message).toContain("Bad Gateway");
+    expect(errorFromResponse(500, null)).toMatchObject({ code: "internal_error", requestId: null });
+    const bare = errorFromResponse(503, undefined);
+    expect(bare.constructor).toBe(GatewayError);
+    expect(bare).toMatchObject({ code: "http_503", retryable: true });
+  });
+
+  it("reads requestId when the response spells it so", () => {
+    const body = { error: { code: "not_found", message: "m", requestId: "req_camel" } };
+    expect(errorFromResponse(404, body).requestId).toBe("req_camel");
+  });
+
+  it("reads Retry-After as seconds or as a date", () => {
+    const error = errorFromResponse(429, envelope("rate_limited"), { "retry-after": "7" });
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.retryAfterSeconds).toBe(7);
+    expect(errorFromResponse(429, envelope("rate_limited")).retryAfterSeconds).toBeNull();
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(parseRetryAfter("Thu, 01 Jan 2026 00:00:30 GMT", now)).toBe(30);
+    expect(parseRetryAfter("Wed, 31 Dec 2025 00:00:00 GMT", now)).toBe(0);
+    expect(parseRetryAfter("soon", now)).toBeNull();
+  });
+});
+
+describe("the error classes", () => {
+  it("a subclass fills code, status and retryable from the catalogue", () => {
+    const error = new RateLimitedError({ message: "slow down", retryAfterSeconds: 3 });
+    expect(error).toMatchObject({ code: "rate_limited", status: 429, retryable: true, retryAfterSeconds: 3 });
+    expect(error.requestId).toBeNull();
+    expect(String(error)).toBe("RateLimitedError: slow down");
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ code: "rate_limited", message: "slow down" });
+  });
+
+  it("GatewayConnectionError is retryable, has no status and keeps the cause", () => {
+    const cause = new Error("ECONNREFUSED");
+    const error = new GatewayConnectionError({ message: "could not connect", cause });
+    expect(error).toMatchObject({ code: "connection_error", status: 0, retryable: true, timedOut: false });
+    expect(error.cause).toBe(cause);
+    expect(isGatewayError(error)).toBe(true);
+    expect(new GatewayConnectionError({ message: "timeout", timedOut: true }).timedOut).toBe(true);
+  });
+
+  it("isGatewayError is false for other values", () => {
+    for (const value of [new Error("x"), { code: "not_found" }, null, "not_found"]) {
+      expect(isGatewayError(value)).toBe(false);
+    }
+  });
+});
