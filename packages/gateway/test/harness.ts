@@ -39,15 +39,38 @@ export interface TestGatewayOptions {
 export const testStore = (): "sqlite" | "postgres" =>
   process.env.GATEWAY_TEST_STORE === "postgres" ? "postgres" : "sqlite";
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+// Ports for a listener that starts later (a child `gateway serve`) or for one that must stay closed. listen(0) would hand
+// out a port of the kernel's ephemeral range, which any outgoing connection made meanwhile (to PostgreSQL, to a
+// sandbox) may take as its local port; ports below that range are never handed out by the kernel, and each vitest
+// worker draws from its own block of them, so a port returned here stays free until its user binds it.
+const PORTS_PER_WORKER = 500;
+let nextPortOffset = 0;
+
+function ephemeralRangeStart(): number {
+  try {
+    return Number(fs.readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768; // not Linux: IANA's dynamic range starts at 49152, Linux's default at 32768
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
+}
+
+export async function freePort(): Promise<number> {
+  const workers = Math.max(1, Math.floor((ephemeralRangeStart() - 10_000) / PORTS_PER_WORKER));
+  const worker = Number(process.env.VITEST_POOL_ID ?? 1) % workers;
+  const base = 10_000 + worker * PORTS_PER_WORKER;
+  for (let tries = 0; tries < PORTS_PER_WORKER; tries++) {
+    const port = base + (nextPortOffset++ % PORTS_PER_WORKER);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${base}–${base + PORTS_PER_WORKER - 1}`);
 }
 
 async function createPostgresSchema(url: string): Promise<string> {
