@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { printTable, round, runLoad } from "../shared/load.ts";
-import { firstLine, runGatewayCli, startGatewayCli, startNode, waitForHttp } from "../shared/processes.ts";
+import { type Child, firstLine, runGatewayCli, startGatewayCli, startNode, waitForHttp } from "../shared/processes.ts";
 
 const productId = "cat-prd-0042";
 const upstreamPath = `/api/v1/items/${productId}`;
@@ -52,12 +52,21 @@ export async function run(seconds = Number(process.env.BENCH_SECONDS ?? 10)): Pr
     // Warm both up, then measure each in turn.
     await runLoad({ url: `${baselineUrl}/`, ...request, duration: 2 });
     await runLoad({ url: "http://127.0.0.1:18480/v1/catalog/product_detail", ...request, duration: 2 });
-    const base = await runLoad({ url: `${baselineUrl}/`, ...request, duration: seconds });
-    const through = await runLoad({
-      url: "http://127.0.0.1:18480/v1/catalog/product_detail",
-      ...request,
-      duration: seconds,
-    });
+    // Each run also reports the CPU time the proxy and the sandbox spent per request answered (2 cores are shared by
+    // the load generator, the sandbox and the proxy, so a proxy's CPU per request is what bounds its throughput).
+    const measure = async (url: string, proxy: Child) => {
+      const before = { proxy: proxy.cpuSeconds(), sandbox: sandbox.cpuSeconds() };
+      const result = await runLoad({ url, ...request, duration: seconds });
+      const answered = result.requestsPerSecond * seconds;
+      const perRequest = (now: number, then: number) => ((now - then) * 1e6) / Math.max(answered, 1);
+      return {
+        ...result,
+        proxyCpuMicros: perRequest(proxy.cpuSeconds(), before.proxy),
+        sandboxCpuMicros: perRequest(sandbox.cpuSeconds(), before.sandbox),
+      };
+    };
+    const base = await measure(`${baselineUrl}/`, baseline);
+    const through = await measure("http://127.0.0.1:18480/v1/catalog/product_detail", gateway);
     const rss = gateway.peakRssMiB();
     if (base.non2xx + through.non2xx + base.errors + through.errors > 0) {
       throw new Error(
@@ -71,6 +80,8 @@ export async function run(seconds = Number(process.env.BENCH_SECONDS ?? 10)): Pr
         "p50 ms": base.p50Ms,
         "p99 ms": base.p99Ms,
         non2xx: base.non2xx,
+        "proxy CPU µs/req": round(base.proxyCpuMicros, 0),
+        "sandbox CPU µs/req": round(base.sandboxCpuMicros, 0),
       },
       {
         target: "gateway",
@@ -78,6 +89,8 @@ export async function run(seconds = Number(process.env.BENCH_SECONDS ?? 10)): Pr
         "p50 ms": through.p50Ms,
         "p99 ms": through.p99Ms,
         non2xx: through.non2xx,
+        "proxy CPU µs/req": round(through.proxyCpuMicros, 0),
+        "sandbox CPU µs/req": round(through.sandboxCpuMicros, 0),
       },
     ]);
     console.log(

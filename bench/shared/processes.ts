@@ -12,8 +12,13 @@ export interface Child {
   process: ChildProcess;
   /** Peak resident set size so far, in MiB (VmHWM). */
   peakRssMiB(): number;
+  /** CPU time used so far (user + system), in seconds. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
+
+// USER_HZ: 100 on every Linux architecture Node supports.
+const clockTicksPerSecond = 100;
 
 export function startNode(
   args: string[],
@@ -32,6 +37,11 @@ export function startNode(
       const status = fs.readFileSync(`/proc/${child.pid}/status`, "utf8");
       const kib = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
       return kib / 1024;
+    },
+    cpuSeconds() {
+      // /proc/PID/stat: fields 14 and 15 (utime, stime) in clock ticks, counted after the ")" that ends the name.
+      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
     },
     stop() {
       return new Promise((resolve) => {

@@ -167,6 +167,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       logger: options.logger ?? false,
       v1Extensions: guards.extensions,
       tokenResolvers: consoleSurface.tokenResolvers,
+      observers: consoleSurface.observers,
       plugins: [
         connectRoutes({ core, registry }),
         hooksRoutes({

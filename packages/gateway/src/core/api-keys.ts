@@ -1,6 +1,6 @@
 // API keys: "gwk_" + 32 base62, shown once, stored as a SHA-256 hash. Authentication goes through a short-lived
 // cache so that a request does not read the store; the cache's TTL bounds how long a revocation takes everywhere.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { ApiKeysTable, Database } from "../store/schema.ts";
 import type { Clock } from "./clock.ts";
@@ -41,7 +41,30 @@ export interface CreateKeyInput {
 }
 
 const keyPattern = /^gwk_[0-9A-Za-z]{32}$/;
-const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
+// crypto.hash: the one-shot digest, without a Hash object per call (a key is hashed on every request).
+const hashKey = (key: string) => hash("sha256", key, "hex");
+
+/** A cache entry: the key's row (null: no such key) and its principal, built once per read. */
+interface CachedKey {
+  row: ApiKeysTable | null;
+  principal: Principal | null;
+  until: number;
+}
+
+const principalOf = (row: ApiKeysTable): Principal =>
+  Object.freeze({
+    kind: "api_key",
+    accountId: row.account_id,
+    keyId: row.id,
+    scopes: Object.freeze(JSON.parse(row.scopes)) as string[],
+    rateLimit:
+      row.rate_limit_per_minute === null
+        ? null
+        : Object.freeze({
+            perMinute: row.rate_limit_per_minute,
+            burst: row.rate_limit_burst ?? row.rate_limit_per_minute,
+          }),
+  });
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const lastUsedWriteIntervalMs = 60_000;
 
@@ -64,7 +87,7 @@ export function toKeyView(row: ApiKeysTable): ApiKeyView {
 }
 
 export class ApiKeys {
-  private readonly cache = new Map<string, { row: ApiKeysTable | null; until: number }>();
+  private readonly cache = new Map<string, CachedKey>();
   private readonly lastUsedWritten = new Map<string, number>();
 
   constructor(
@@ -125,33 +148,39 @@ export class ApiKeys {
     return toKeyView(row);
   }
 
-  /** Resolves a bearer key to its principal, or throws 401. Reads the store at most once per key per TTL. */
-  async authenticate(key: string): Promise<Principal> {
+  /**
+   * Resolves a bearer key to its principal, or fails with 401. Reads the store at most once per key per TTL: a cached
+   * key is answered synchronously (no promise on the request's path), a key read from the store as a promise.
+   */
+  authenticate(key: string): Principal | Promise<Principal> {
     if (!keyPattern.test(key)) throw unauthorized("The API key is malformed");
     const hash = hashKey(key);
     const now = this.clock.now();
-    let entry = this.cache.get(hash);
-    if (!entry || entry.until <= now) {
-      const row = await this.db.selectFrom("api_keys").selectAll().where("key_hash", "=", hash).executeTakeFirst();
-      entry = { row: row ?? null, until: now + this.cacheTtlMs };
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(hash, entry);
-    }
-    const row = entry.row;
-    if (!row) throw unauthorized("The API key is not valid");
+    const entry = this.cache.get(hash);
+    if (entry && entry.until > now) return this.admit(entry, now);
+    return this.db
+      .selectFrom("api_keys")
+      .selectAll()
+      .where("key_hash", "=", hash)
+      .executeTakeFirst()
+      .then((row) => {
+        const fresh: CachedKey = {
+          row: row ?? null,
+          principal: row ? principalOf(row) : null,
+          until: now + this.cacheTtlMs,
+        };
+        if (this.cache.size > 10_000) this.cache.clear();
+        this.cache.set(hash, fresh);
+        return this.admit(fresh, now);
+      });
+  }
+
+  private admit({ row, principal }: CachedKey, now: number): Principal {
+    if (!row || !principal) throw unauthorized("The API key is not valid");
     if (row.revoked_at !== null) throw unauthorized("The API key has been revoked");
     if (row.expires_at !== null && row.expires_at <= now) throw unauthorized("The API key has expired");
     this.noteUse(row.id, now);
-    return {
-      kind: "api_key",
-      accountId: row.account_id,
-      keyId: row.id,
-      scopes: JSON.parse(row.scopes) as string[],
-      rateLimit:
-        row.rate_limit_per_minute === null
-          ? null
-          : { perMinute: row.rate_limit_per_minute, burst: row.rate_limit_burst ?? row.rate_limit_per_minute },
-    };
+    return principal;
   }
 
   // last_used_at is advisory: written at most once a minute per key and node, off the request's path.

@@ -1,6 +1,12 @@
 // Assembles the HTTP server: request ids, body parsing, the one error handler, the /v1 surface, docs and operator
 // endpoints, and one log line and metric per request.
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from "fastify";
 import type { Principal } from "../core/api-keys.ts";
 import { sequentialIds } from "../core/ids.ts";
 import type { CoreServices } from "../core/services.ts";
@@ -27,7 +33,12 @@ export interface AppDeps {
   v1Extensions?: ((app: FastifyInstance) => void | Promise<void>)[];
   /** Further surfaces (connect pages, inbound hooks, console), each a Fastify plugin. */
   plugins?: ((app: FastifyInstance) => Promise<void>)[];
+  /** Further observers of every answered request (the console's usage counts), called after the log line. */
+  observers?: RequestObserver[];
 }
+
+/** Sees each request once it has been answered; runs synchronously, so it must be cheap and must not throw. */
+export type RequestObserver = (request: FastifyRequest, reply: FastifyReply) => void;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const nextRequestId = sequentialIds(20);
@@ -35,6 +46,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: deps.logger ?? false,
     // One line per request is written by the onResponse hook below, with the fields operators need.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "request_id" }),
+    // request.log is the root logger itself: every line about a request names its request_id explicitly, and a child
+    // logger per request would cost an allocation and a serialized binding on every call.
+    childLoggerFactory: (logger) => logger,
     bodyLimit: bodyLimitBytes,
     genReqId: () => `req_${nextRequestId()}`,
     return503OnClosing: true,
@@ -55,29 +69,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.decorateRequest("operationLabel", undefined);
   app.decorateRequest("notExecuted", undefined);
-  app.addHook("onRequest", async (request, reply) => {
+  // Both hooks are synchronous callbacks: no promise per request for work that never waits.
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    done();
   });
-  app.addHook("onResponse", async (request, reply) => {
-    const label = request.operationLabel;
-    const provider = label?.provider ?? "-";
-    const operation = label?.operation ?? request.routeOptions.url ?? "unmatched";
-    const seconds = reply.elapsedTime / 1000;
-    deps.metrics.requests.inc({ provider, operation, status: reply.statusCode });
-    deps.metrics.requestDuration.observe({ provider, operation }, seconds);
-    const principal = request.principal as Principal | undefined;
-    request.log.info(
-      {
-        request_id: request.id,
-        method: request.method,
-        path: request.routeOptions.config.logRoutePattern ? request.routeOptions.url : request.url.split("?")[0],
-        status: reply.statusCode,
-        latency_ms: Math.round(reply.elapsedTime * 100) / 100,
-        ...(principal && { account: principal.accountId, key_id: principal.keyId }),
-        ...(label && { provider: label.provider, operation: label.operation }),
-      },
-      "request",
-    );
+  const observers = [requestLog, requestMetrics(deps.metrics), ...(deps.observers ?? [])];
+  app.addHook("onResponse", (request, reply, done) => {
+    for (const observe of observers) observe(request, reply);
+    done();
   });
 
   registerBodyParsing(app);
@@ -94,4 +94,32 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   return app;
+}
+
+/** One JSON line per request, with the fields operators need and never a key or secret. */
+const requestLog: RequestObserver = (request, reply) => {
+  const label = request.operationLabel;
+  const principal = request.principal as Principal | undefined;
+  request.log.info(
+    {
+      request_id: request.id,
+      method: request.method,
+      path: request.routeOptions.config.logRoutePattern ? request.routeOptions.url : request.url.split("?")[0],
+      status: reply.statusCode,
+      latency_ms: Math.round(reply.elapsedTime * 100) / 100,
+      ...(principal && { account: principal.accountId, key_id: principal.keyId }),
+      ...(label && { provider: label.provider, operation: label.operation }),
+    },
+    "request",
+  );
+};
+
+function requestMetrics(metrics: Metrics): RequestObserver {
+  return (request, reply) => {
+    const label = request.operationLabel;
+    const provider = label?.provider ?? "-";
+    const operation = label?.operation ?? request.routeOptions.url ?? "unmatched";
+    metrics.requests.inc({ provider, operation, status: reply.statusCode });
+    metrics.requestDuration.observe({ provider, operation }, reply.elapsedTime / 1000);
+  };
 }

@@ -7,8 +7,9 @@ import { scopesAllow } from "../core/scopes.ts";
 /** Resolves a bearer token to a principal. Each credential kind (API key, delegation token) is one resolver. */
 export type TokenResolver = (token: string) => Promise<Principal> | undefined;
 
+/** Answers the request's principal: synchronously when the key is cached, else as a promise; throws 401. */
 export function createAuthenticator(apiKeys: ApiKeys, resolvers: TokenResolver[] = []) {
-  return async function authenticate(request: FastifyRequest): Promise<Principal> {
+  return function authenticate(request: FastifyRequest): Principal | Promise<Principal> {
     const header = request.headers.authorization;
     if (!header) throw unauthorized("Missing API key: send `Authorization: Bearer <key>`");
     const match = /^Bearer +(\S+) *$/i.exec(header);

@@ -11,15 +11,29 @@ import { type ExecuteDeps, executeOperation } from "./execute.ts";
 
 export interface V1Options extends ExecuteDeps {
   registry: Registry;
-  authenticate(request: FastifyRequest): Promise<Principal>;
+  authenticate(request: FastifyRequest): Principal | Promise<Principal>;
   /** Plugins that extend every /v1 request (rate limits, idempotency), registered before the routes. */
   extensions?: ((app: FastifyInstance) => void | Promise<void>)[];
 }
 
 export async function v1Routes(app: FastifyInstance, options: V1Options): Promise<void> {
   app.decorateRequest("principal", undefined);
-  app.addHook("onRequest", async (request) => {
-    request.principal = await options.authenticate(request);
+  // A callback hook: a cached key is authenticated without a promise.
+  app.addHook("onRequest", (request, _reply, done) => {
+    let principal: Principal | Promise<Principal>;
+    try {
+      principal = options.authenticate(request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (!(principal instanceof Promise)) {
+      request.principal = principal;
+      return done();
+    }
+    principal.then((resolved) => {
+      request.principal = resolved;
+      done();
+    }, done);
   });
   for (const extend of options.extensions ?? []) await extend(app);
 

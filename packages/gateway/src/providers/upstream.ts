@@ -4,7 +4,7 @@ import CircuitBreaker from "opossum";
 import { Pool } from "undici";
 import { credentialsRefused } from "../core/connections/with-access-token.ts";
 import { GatewayError, type GatewayErrorOptions } from "../core/errors.ts";
-import { callUpstream } from "./upstream-call.ts";
+import { callUpstream, UpstreamTimeoutError } from "./upstream-call.ts";
 
 export interface UpstreamRequest {
   method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -49,8 +49,9 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
     connections: 64,
     pipelining: 1,
     keepAliveTimeout: 30_000,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    // The call's deadline is kept by callUpstream (one sweep for all calls, no timer per request).
+    headersTimeout: 0,
+    bodyTimeout: 0,
     connectTimeout: Math.min(timeoutMs, 5_000),
   });
   const unavailable = (message: string, extra: GatewayErrorOptions = {}) =>
@@ -72,6 +73,7 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
         path: basePath + request.path + queryString(request.query),
         headers,
         body: body ?? null,
+        timeoutMs,
       });
       options.onCall?.({ providerId, status: response.statusCode, seconds: (performance.now() - started) / 1000 });
       raw = { status: response.statusCode, body: parseJson(response.text), retryAfter: response.retryAfter };
@@ -79,7 +81,10 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
       options.onCall?.({ providerId, status: "error", seconds: (performance.now() - started) / 1000 });
       const code = (error as { code?: string }).code ?? "";
       const timedOut = code.includes("TIMEOUT");
-      const neverSent = code === "ECONNREFUSED" || code === "UND_ERR_CONNECT_TIMEOUT";
+      const neverSent =
+        code === "ECONNREFUSED" ||
+        code === "UND_ERR_CONNECT_TIMEOUT" ||
+        (error instanceof UpstreamTimeoutError && !error.sent);
       throw unavailable(
         timedOut
           ? `The ${providerId} provider did not answer within ${timeoutMs} ms`
@@ -98,6 +103,9 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
     volumeThreshold: 10,
     rollingCountTimeout: 10_000,
     resetTimeout: 5_000,
+    // Only the counts decide; latency percentiles and per-second snapshots would sort every call's latency.
+    rollingPercentilesEnabled: false,
+    enableSnapshots: false,
     errorFilter: (error: unknown) =>
       !(error instanceof GatewayError && error.status === 502 && !rateLimited.has(error)),
   });

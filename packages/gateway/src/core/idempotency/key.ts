@@ -1,5 +1,5 @@
 // The Idempotency-Key header and the request fingerprint it is bound to (SPEC §5).
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { invalidRequest } from "../errors.ts";
 
 const printableAscii = /^[\x20-\x7e]{1,255}$/;
@@ -53,7 +53,8 @@ export interface FingerprintInput {
   rawBody: Uint8Array | undefined;
 }
 
-const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
+// crypto.hash: the one-shot digest, without a Hash object per call.
+const sha256 = (data: string | Uint8Array) => hash("sha256", data, "hex");
 
 /** SHA-256 over method, path, connection id and the SHA-256 of the raw body bytes. */
 export function requestFingerprint(input: FingerprintInput): string {

@@ -12,6 +12,7 @@ import { Sessions } from "../../core/users/sessions.ts";
 import { Users } from "../../core/users/users.ts";
 import type { Registry } from "../../providers/registry.ts";
 import type { UpstreamClient } from "../../providers/upstream.ts";
+import type { RequestObserver } from "../app.ts";
 import { ConnectionHandles } from "./connection-handles.ts";
 import { cookieSettings } from "./cookies.ts";
 import { delegationRoutes } from "./delegation-routes.ts";
@@ -21,7 +22,7 @@ import { delegationRedactionHook } from "./redaction-hook.ts";
 import { sessionGuard } from "./session-guard.ts";
 import { type SessionRouteDeps, sessionRoutes, signInRoutes } from "./session-routes.ts";
 import { consoleStaticRoutes } from "./static-routes.ts";
-import { usageHook, usageRoutes } from "./usage-routes.ts";
+import { usageObserver, usageRoutes } from "./usage-routes.ts";
 import { VisitorLimit, type VisitorLimitSettings } from "./visitor-limit.ts";
 
 export interface ConsoleDeps {
@@ -43,6 +44,7 @@ export interface ConsoleSurface {
   usage: UsageRecorder;
   tokenResolvers: ((token: string) => Promise<Principal> | undefined)[];
   plugins: ((app: FastifyInstance) => Promise<void>)[];
+  observers: RequestObserver[];
   close(): Promise<void>;
 }
 
@@ -83,8 +85,8 @@ export function createConsole(deps: ConsoleDeps): ConsoleSurface {
     users,
     usage,
     tokenResolvers: [delegation.resolve],
+    observers: [usageObserver(usage)],
     plugins: [
-      usageHook(usage),
       delegationRedactionHook(handles),
       consoleApi,
       consoleStaticRoutes(deps.consoleDir === undefined ? {} : { dir: deps.consoleDir }),

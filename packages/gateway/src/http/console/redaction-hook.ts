@@ -8,13 +8,17 @@ const connectionIdPattern = /conn_[0-9A-Za-z]{22}/g;
 /** A root-level plugin (not encapsulated), so that its hook sees the /v1 routes. */
 export function delegationRedactionHook(handles: ConnectionHandles) {
   const plugin = async (app: FastifyInstance) => {
-    app.addHook("onSend", async (request, _reply, payload) => {
+    // A synchronous callback hook: every answer passes through it, and only delegated ones change.
+    app.addHook("onSend", (request, _reply, payload, done) => {
       const principal = request.principal;
-      if (principal?.kind !== "delegation" || !request.url.startsWith("/v1/")) return payload;
+      if (principal?.kind !== "delegation" || !request.url.startsWith("/v1/")) return done(null, payload);
       const text =
         typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString("utf8") : undefined;
-      if (text === undefined || !text.includes("conn_")) return payload;
-      return text.replace(connectionIdPattern, (id) => handles.seal(principal.accountId, id));
+      if (text === undefined || !text.includes("conn_")) return done(null, payload);
+      done(
+        null,
+        text.replace(connectionIdPattern, (id) => handles.seal(principal.accountId, id)),
+      );
     });
   };
   return Object.assign(plugin, { [Symbol.for("skip-override")]: true });

@@ -1,4 +1,4 @@
-// Usage: the onResponse hook that counts every /v1 operation call per account (into the in-memory recorder), and
+// Usage: the request observer that counts every /v1 operation call per account (into the in-memory recorder), and
 // GET /console/api/usage?window=hour|day, the report behind the console's charts.
 import type { FastifyInstance } from "fastify";
 import type { Clock } from "../../core/clock.ts";
@@ -6,24 +6,22 @@ import { invalidRequest } from "../../core/errors.ts";
 import type { UsageRecorder } from "../../core/usage/recorder.ts";
 import { usageReport } from "../../core/usage/report.ts";
 import type { Store } from "../../store/database.ts";
+import type { RequestObserver } from "../app.ts";
 
-/** A root-level plugin (not encapsulated), so that its hook sees the /v1 routes. */
-export function usageHook(recorder: UsageRecorder) {
-  const plugin = async (app: FastifyInstance) => {
-    app.addHook("onResponse", async (request, reply) => {
-      const label = request.operationLabel;
-      const principal = request.principal;
-      if (!label || !principal || !request.url.startsWith("/v1/")) return;
-      recorder.record({
-        accountId: principal.accountId,
-        providerId: label.provider,
-        operationId: label.operation,
-        status: reply.statusCode,
-        latencyMs: reply.elapsedTime,
-      });
+/** Counts every answered /v1 operation call per account into the in-memory recorder. */
+export function usageObserver(recorder: UsageRecorder): RequestObserver {
+  return (request, reply) => {
+    const label = request.operationLabel;
+    const principal = request.principal;
+    if (!label || !principal || !request.url.startsWith("/v1/")) return;
+    recorder.record({
+      accountId: principal.accountId,
+      providerId: label.provider,
+      operationId: label.operation,
+      status: reply.statusCode,
+      latencyMs: reply.elapsedTime,
     });
   };
-  return Object.assign(plugin, { [Symbol.for("skip-override")]: true });
 }
 
 export function usageRoutes(app: FastifyInstance, deps: { store: Store; clock: Clock; recorder: UsageRecorder }) {

@@ -34,70 +34,91 @@ export function idempotency(deps: IdempotencyDeps) {
   return function registerIdempotency(app: FastifyInstance): void {
     app.decorateRequest("idempotencyClaim", undefined);
 
-    app.addHook("preHandler", async (request, reply) => {
+    // A callback hook: requests without the header (most) pass without a promise made for them.
+    app.addHook("preHandler", (request, reply, done) => {
       const header = request.headers["idempotency-key"];
-      if (request.method !== "POST" || header === undefined || !request.principal) return;
-      const key = parseIdempotencyKey(header);
-      const accountId = request.principal.accountId;
-      const ref = { accountId, keyHash: idempotencyKeyHash(key) };
-      const connection = request.headers["x-gateway-connection-id"];
-      const fingerprint = requestFingerprint({
-        method: request.method,
-        path: request.url,
-        connectionId: typeof connection === "string" ? connection : connection?.join(", "),
-        rawBody: request.rawBody,
-      });
-
-      let waiting = false;
-      const outcome = await deps.records
-        .claimOrWait(ref, fingerprint, deps.waitMs, () => {
-          waiting = true;
-          deps.metrics.idempotencyWaiting.inc();
-        })
-        .finally(() => waiting && deps.metrics.idempotencyWaiting.dec());
-
-      switch (outcome.kind) {
-        case "claimed": {
-          deps.metrics.idempotentRequests.inc({ outcome: "executed" });
-          const renewal = setInterval(() => {
-            deps.records.renew(ref, outcome.token).catch((error: unknown) => {
-              request.log.warn({ err: error, request_id: request.id }, "could not renew an idempotency claim");
-            });
-          }, deps.records.timings.leaseMs / 3);
-          renewal.unref();
-          request.idempotencyClaim = { ref, key, token: outcome.token, fingerprint, renewal };
-          return;
-        }
-        case "completed":
-          deps.metrics.idempotentRequests.inc({ outcome: "replayed" });
-          return replay(reply, outcome.response, key, accountId);
-        case "reused":
-          deps.metrics.idempotentRequests.inc({ outcome: "key_reused" });
-          throw new GatewayError("conflict", "This Idempotency-Key was already used for a different request", {
-            details: { reason: "idempotency_key_reused" },
-            fix: "Reuse a key only to retry the identical request (same method, path, connection and body); use a new key for a new request.",
-          });
-        case "running":
-          deps.metrics.idempotentRequests.inc({ outcome: "in_progress" });
-          throw new GatewayError("conflict", "A request with this Idempotency-Key is still running", {
-            details: { reason: "idempotency_in_progress" },
-            fix: "Retry later with the same key to receive the first request's response.",
-          });
-      }
+      const principal = request.principal;
+      if (request.method !== "POST" || header === undefined || !principal) return done();
+      claimOrReplay(deps, request, reply, header, principal.accountId).then(
+        (replayed) => replayed || done(),
+        (error: unknown) => done(error as Error),
+      );
     });
 
-    app.addHook("onSend", async (request, reply, payload) => {
+    // onSend and onResponse are callback hooks: most requests hold no claim, and then no promise is made for them.
+    app.addHook("onSend", (request, reply, payload, done) => {
       const claim = takeClaim(request);
-      if (claim) await settle(deps, request, claim, reply, payload);
-      return payload;
+      if (!claim) return done(null, payload);
+      settle(deps, request, claim, reply, payload).then(() => done(null, payload));
     });
 
     // Safety net: a request that ended without onSend (the connection broke first) gives its claim back.
-    app.addHook("onResponse", async (request) => {
+    app.addHook("onResponse", (request, _reply, done) => {
       const claim = takeClaim(request);
-      if (claim) await deps.records.release(claim.ref, claim.token).catch(() => {});
+      if (!claim) return done();
+      deps.records.release(claim.ref, claim.token).then(
+        () => done(),
+        () => done(),
+      );
     });
   };
+}
+
+/** Claims the key, or replays the stored answer (true: the reply is sent), or throws the 409 of a reused or busy key. */
+async function claimOrReplay(
+  deps: IdempotencyDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  header: string | string[],
+  accountId: string,
+): Promise<boolean> {
+  const key = parseIdempotencyKey(header);
+  const ref = { accountId, keyHash: idempotencyKeyHash(key) };
+  const connection = request.headers["x-gateway-connection-id"];
+  const fingerprint = requestFingerprint({
+    method: request.method,
+    path: request.url,
+    connectionId: typeof connection === "string" ? connection : connection?.join(", "),
+    rawBody: request.rawBody,
+  });
+
+  let waiting = false;
+  const outcome = await deps.records
+    .claimOrWait(ref, fingerprint, deps.waitMs, () => {
+      waiting = true;
+      deps.metrics.idempotencyWaiting.inc();
+    })
+    .finally(() => waiting && deps.metrics.idempotencyWaiting.dec());
+
+  switch (outcome.kind) {
+    case "claimed": {
+      deps.metrics.idempotentRequests.inc({ outcome: "executed" });
+      const renewal = setInterval(() => {
+        deps.records.renew(ref, outcome.token).catch((error: unknown) => {
+          request.log.warn({ err: error, request_id: request.id }, "could not renew an idempotency claim");
+        });
+      }, deps.records.timings.leaseMs / 3);
+      renewal.unref();
+      request.idempotencyClaim = { ref, key, token: outcome.token, fingerprint, renewal };
+      return false;
+    }
+    case "completed":
+      deps.metrics.idempotentRequests.inc({ outcome: "replayed" });
+      replay(reply, outcome.response, key, accountId);
+      return true;
+    case "reused":
+      deps.metrics.idempotentRequests.inc({ outcome: "key_reused" });
+      throw new GatewayError("conflict", "This Idempotency-Key was already used for a different request", {
+        details: { reason: "idempotency_key_reused" },
+        fix: "Reuse a key only to retry the identical request (same method, path, connection and body); use a new key for a new request.",
+      });
+    case "running":
+      deps.metrics.idempotentRequests.inc({ outcome: "in_progress" });
+      throw new GatewayError("conflict", "A request with this Idempotency-Key is still running", {
+        details: { reason: "idempotency_in_progress" },
+        fix: "Retry later with the same key to receive the first request's response.",
+      });
+  }
 }
 
 function takeClaim(request: FastifyRequest): ActiveClaim | undefined {

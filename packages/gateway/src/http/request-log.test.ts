@@ -1,0 +1,87 @@
+// The one log line per request: exactly its fields, the request id once (the line is valid JSON without duplicate
+// keys), and neither the API key nor the request body in it.
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+
+const lines: string[] = [];
+let t: TestGateway;
+beforeAll(async () => {
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split("\n").filter(Boolean));
+      done();
+    },
+  });
+  t = await startTestGateway({ logger: { level: "info", stream } });
+});
+afterAll(async () => t?.close());
+
+const requestLines = (requestId: string) =>
+  lines.filter((line) => line.includes(requestId) && line.includes('"msg":"request"'));
+
+/** The line is written once the answer has gone out, so it may follow the answer by a moment. */
+async function linesOf(requestId: string): Promise<string[]> {
+  for (let tries = 0; tries < 100 && requestLines(requestId).length === 0; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return requestLines(requestId);
+}
+
+it("writes one line per answered request with exactly the operator's fields", async () => {
+  const response = await t.call("opendata", "lookup_postal_code", { postal_code: "1000001" });
+  expect(response.status).toBe(200);
+  const requestId = response.headers.get("x-request-id")!;
+  const [line, ...more] = await linesOf(requestId);
+  expect(more).toEqual([]);
+  expect(line!.split('"request_id"').length - 1).toBe(1);
+  const entry = JSON.parse(line!) as Record<string, unknown>;
+  const principal = await t.gateway.core.apiKeys.authenticate(t.key);
+  expect(Object.keys(entry).sort()).toEqual(
+    [
+      "level",
+      "time",
+      "pid",
+      "hostname",
+      "request_id",
+      "method",
+      "path",
+      "status",
+      "latency_ms",
+      "account",
+      "key_id",
+      "provider",
+      "operation",
+      "msg",
+    ].sort(),
+  );
+  expect(entry).toMatchObject({
+    level: 30,
+    request_id: requestId,
+    method: "POST",
+    path: "/v1/opendata/lookup_postal_code",
+    status: 200,
+    account: "default",
+    key_id: principal.keyId,
+    provider: "opendata",
+    operation: "lookup_postal_code",
+    msg: "request",
+  });
+  expect(typeof entry.latency_ms).toBe("number");
+  expect(line).not.toContain(t.key);
+  expect(line).not.toContain("1000001");
+});
+
+it("logs refused requests too, without the key that was refused", async () => {
+  const bogus = `gwk_${"0".repeat(32)}`;
+  const response = await fetch(`${t.url}/v1/opendata/lookup_postal_code`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${bogus}`, "content-type": "application/json" },
+    body: "{}",
+  });
+  expect(response.status).toBe(401);
+  const [line] = await linesOf(response.headers.get("x-request-id")!);
+  expect(JSON.parse(line!)).toMatchObject({ status: 401, path: "/v1/opendata/lookup_postal_code" });
+  expect(JSON.parse(line!)).not.toHaveProperty("key_id");
+  expect(line).not.toContain(bogus);
+});

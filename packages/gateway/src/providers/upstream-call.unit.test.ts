@@ -1,0 +1,57 @@
+// The deadline of an upstream call: a provider that does not answer, and a call that waits in the pool's queue behind
+// it until its deadline passes (and then is never sent).
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Pool } from "undici";
+import { afterEach, describe, expect, it } from "vitest";
+import { callUpstream, UpstreamTimeoutError } from "./upstream-call.ts";
+
+let server: http.Server;
+let pool: Pool;
+const received: string[] = [];
+
+async function silentProvider(): Promise<string> {
+  received.length = 0;
+  server = http.createServer((request) => {
+    received.push(request.url ?? "");
+    // never answers
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+afterEach(async () => {
+  await pool?.destroy();
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+const call = (path: string, timeoutMs: number) =>
+  callUpstream(pool, { method: "GET", path, headers: {}, body: null, timeoutMs });
+
+describe("callUpstream deadline", () => {
+  it("gives up on a provider that does not answer, as a sent call", async () => {
+    pool = new Pool(await silentProvider(), { connections: 1, headersTimeout: 0, bodyTimeout: 0 });
+    const started = performance.now();
+    const error = await call("/slow", 300).catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
+    expect(error).toBeInstanceOf(UpstreamTimeoutError);
+    expect(error).toMatchObject({ code: "GATEWAY_UPSTREAM_TIMEOUT", timeoutMs: 300, sent: true });
+    expect(elapsed).toBeGreaterThanOrEqual(300);
+    expect(received).toEqual(["/slow"]);
+  });
+
+  it("never sends a call that waited in the pool's queue past its deadline", async () => {
+    pool = new Pool(await silentProvider(), { connections: 1, headersTimeout: 0, bodyTimeout: 0 });
+    const settled: string[] = [];
+    const first = call("/first", 600).catch((e: unknown) => (settled.push("first"), e));
+    const queued = call("/queued", 200).catch((e: unknown) => (settled.push("queued"), e));
+    expect(await queued).toMatchObject({ code: "GATEWAY_UPSTREAM_TIMEOUT", sent: false });
+    expect(await first).toMatchObject({ code: "GATEWAY_UPSTREAM_TIMEOUT", sent: true });
+    // The queued call failed at its own deadline, not when the socket ahead of it freed.
+    expect(settled).toEqual(["queued", "first"]);
+    // The first call's socket was torn down by its abort; the queued one was given up before it was written.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(received).toEqual(["/first"]);
+  });
+});
