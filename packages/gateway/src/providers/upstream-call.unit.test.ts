@@ -44,8 +44,12 @@ describe("callUpstream deadline", () => {
   it("never sends a call that waited in the pool's queue past its deadline", async () => {
     pool = new Pool(await silentProvider(), { connections: 1, headersTimeout: 0, bodyTimeout: 0 });
     const settled: string[] = [];
-    const first = call("/first", 600).catch((e: unknown) => (settled.push("first"), e));
-    const queued = call("/queued", 200).catch((e: unknown) => (settled.push("queued"), e));
+    const settle = (name: string) => (error: unknown) => {
+      settled.push(name);
+      return error;
+    };
+    const first = call("/first", 600).catch(settle("first"));
+    const queued = call("/queued", 200).catch(settle("queued"));
     expect(await queued).toMatchObject({ code: "GATEWAY_UPSTREAM_TIMEOUT", sent: false });
     expect(await first).toMatchObject({ code: "GATEWAY_UPSTREAM_TIMEOUT", sent: true });
     // The queued call failed at its own deadline, not when the socket ahead of it freed.

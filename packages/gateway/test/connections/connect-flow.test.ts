@@ -58,8 +58,8 @@ describe("the hosted connect flow", () => {
       (u) => `${new URL(u).origin === s.sandboxUrl ? "sandbox" : "gateway"} ${new URL(u).pathname}`,
     );
     expect(paths).toEqual([
-      "gateway /connect/" + session.token,
-      "gateway /connect/" + session.token,
+      `gateway /connect/${session.token}`,
+      `gateway /connect/${session.token}`,
       "sandbox /oauth/authorize",
       "sandbox /oauth/login",
       "sandbox /oauth/consent",

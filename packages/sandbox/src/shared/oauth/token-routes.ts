@@ -97,7 +97,7 @@ function refresh(ctx: OAuthContext, client: OAuthClientRegistration, form: Recor
   if (!live || live.grant.clientId !== client.clientId) {
     throw new OAuthError("invalid_grant", "The refresh token is not valid, expired or revoked");
   }
-  if (form.scope && form.scope.split(" ").some((s) => !live.grant.scopes.includes(s))) {
+  if (form.scope?.split(" ").some((s) => !live.grant.scopes.includes(s))) {
     throw new OAuthError("invalid_scope", "A refresh cannot widen the granted scopes");
   }
   ctx.state.stats.refresh_token += 1;
