@@ -70,7 +70,19 @@ describe("GET /v1/operations", () => {
       lifecycle: "stable",
       version: "1.0.0",
       input_schema: { type: "object", additionalProperties: false },
+      aliases: [],
     });
+    const dining = (id: string) => listed.find(({ p, o }) => p === "dining" && o.id === id)?.o;
+    expect(dining("get_reservation").aliases).toEqual([
+      { method: "GET", path: "/v1/dining/reservations/{reservation_id}" },
+    ]);
+    expect(dining("create_reservation").aliases).toEqual([{ method: "POST", path: "/v1/dining/reservations" }]);
+    // Every alias listed is a path the gateway answers (a GET of an unknown reservation is its 404, not a route's).
+    const missing = await fetch(`${t.url}/v1/dining/reservations/rsv_0000000000000000000000`, {
+      headers: { authorization: `Bearer ${t.key}`, "x-gateway-connection-id": "conn_0000000000000000000000" },
+    });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { message: string } }).error.message).not.toMatch(/^No route/);
   });
 
   it("needs a key", async () => {

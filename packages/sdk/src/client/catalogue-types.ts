@@ -15,6 +15,11 @@ export interface CatalogueOperation {
   input_schema: Record<string, unknown>;
   output_schema: Record<string, unknown>;
   example: { input: unknown; output: unknown };
+  /**
+   * Resource paths that run this operation besides `path`, with the same input, answer and errors; `{name}` segments
+   * carry input fields (e.g. `GET /v1/dining/reservations/{reservation_id}`).
+   */
+  aliases: { method: "GET" | "POST" | "DELETE"; path: string }[];
 }
 
 export interface CatalogueProvider {
