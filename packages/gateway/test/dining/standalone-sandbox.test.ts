@@ -1,0 +1,146 @@
+// The sandboxes as their own process (`gateway sandbox --hooks-url`), as several gateway nodes share them: the
+// venue's confirmation is pushed to the URL given (here a forwarding proxy standing for the load balancer, since the
+// gateway's own port is only known later), signed with GATEWAY_HOOK_SECRET_DINING, and reaches the tenant as
+// reservation.confirmed. Without the secret in the environment, --json refuses to start.
+import { type ChildProcess, spawn } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import type { SandboxHooks } from "@provider-gateway/sandbox";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startStatefulProvider } from "../stateful/provider-setup.ts";
+import { type DiningSetup, delivered, dining, freeSlot } from "./setup.ts";
+
+const cli = path.resolve(import.meta.dirname, "../../bin/gateway.js");
+
+/** `gateway sandbox` as a child process; answers its upstream URLs (its --json line) and the process. */
+async function sandboxProcess(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [cli, "sandbox", "--port-base", "0", "--json", ...args], {
+    env: { ...process.env, SANDBOX_VENUE_DELAY_MS: "100", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const line = await new Promise<string | undefined>((resolve) => {
+    child.stdout.on("data", () => out.includes("\n") && resolve(out.slice(0, out.indexOf("\n"))));
+    child.once("exit", () => resolve(undefined));
+  });
+  return { child, urls: line ? (JSON.parse(line) as Record<string, string>) : undefined, stderr: () => err };
+}
+
+/** Forwards POST /hooks/… to wherever the gateway listens once it does (as a load balancer would). */
+async function forwardingProxy(target: () => string) {
+  const server = http.createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const forwarded = await fetch(new URL(request.url ?? "/", target()), {
+      method: request.method ?? "POST",
+      headers: {
+        "content-type": String(request.headers["content-type"] ?? "application/json"),
+        "gateway-signature": String(request.headers["gateway-signature"] ?? ""),
+      },
+      body: Buffer.concat(chunks),
+    });
+    response.writeHead(forwarded.status, { "content-type": forwarded.headers.get("content-type") ?? "text/plain" });
+    response.end(Buffer.from(await forwarded.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+let s: DiningSetup;
+let child: ChildProcess | undefined;
+let proxy: { url: string; close(): void } | undefined;
+beforeAll(async () => {
+  s = await startStatefulProvider({
+    providerId: "dining",
+    async sandbox(hooks: SandboxHooks) {
+      proxy = await forwardingProxy(() => hooks.url());
+      // Every provider that pushes hooks needs its secret; only dining's is the gateway's in this test.
+      const started = await sandboxProcess(["--hooks-url", proxy.url], {
+        GATEWAY_HOOK_SECRET_DINING: hooks.secret,
+        GATEWAY_HOOK_SECRET_DELIVERY: "whsec_unusedDeliverySecretForThisTest",
+        GATEWAY_HOOK_SECRET_RIDES: "whsec_unusedRidesSecretForThisTest",
+        GATEWAY_HOOK_SECRET_PAYMENTS: "whsec_unusedPaymentsSecretForThisTest",
+      });
+      child = started.child;
+      if (!started.urls?.dining) throw new Error(`gateway sandbox did not start: ${started.stderr()}`);
+      return {
+        url: started.urls.dining,
+        close: async () => {
+          started.child.kill("SIGTERM");
+        },
+      };
+    },
+  });
+}, 60_000);
+afterAll(async () => {
+  await s?.close();
+  child?.kill("SIGKILL");
+  proxy?.close();
+});
+
+it("pushes the venue's confirmation to --hooks-url, signed with GATEWAY_HOOK_SECRET_DINING", async () => {
+  const slot = await freeSlot(s, "rst_approval");
+  const created = await dining(s, "create_reservation", {
+    restaurant_id: "rst_approval",
+    slot_id: slot.id,
+    party_size: 2,
+    contact_name: "山田 花子",
+  });
+  expect(created.status, created.text).toBe(200);
+  expect(created.body.data.status).toBe("pending");
+  const event = await delivered(s, "reservation.confirmed", created.body.data.id);
+  expect(event.data.object).toMatchObject({ id: created.body.data.id, status: "confirmed" });
+});
+
+it("refuses --hooks-url with --json when a hook secret is not in the environment", async () => {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("GATEWAY_HOOK_SECRET_")),
+  ) as Record<string, string>;
+  const started = await sandboxProcess(["--hooks-url", "http://127.0.0.1:9"], env);
+  expect(started.urls).toBeUndefined();
+  expect(started.child.exitCode).toBe(1);
+  expect(started.stderr()).toContain("needs GATEWAY_HOOK_SECRET_");
+});
+
+it("prints the lines for the gateway's environment, with the hook secrets it made", async () => {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("GATEWAY_HOOK_SECRET_")),
+  ) as Record<string, string>;
+  const child = spawn(process.execPath, [cli, "sandbox", "--port-base", "0", "--hooks-url", "http://127.0.0.1:9/"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", () => out.includes("GATEWAY_HOOK_SECRET_PAYMENTS=") && out.endsWith("\n") && resolve());
+      child.once("exit", (code) => reject(new Error(`exited with ${code}: ${out}`)));
+    });
+  } finally {
+    child.kill("SIGTERM");
+  }
+  const lines = out.trim().split("\n");
+  expect(lines.filter((line) => line.startsWith("GATEWAY_UPSTREAM_")).length).toBe(8);
+  expect(lines).toContainEqual(expect.stringMatching(/^GATEWAY_UPSTREAM_DINING_URL=http:\/\/127\.0\.0\.1:\d+$/));
+  const secrets = lines.filter((line) => line.startsWith("GATEWAY_HOOK_SECRET_")).map((line) => line.split("=")[0]);
+  expect(secrets.sort()).toEqual([
+    "GATEWAY_HOOK_SECRET_DELIVERY",
+    "GATEWAY_HOOK_SECRET_DINING",
+    "GATEWAY_HOOK_SECRET_PAYMENTS",
+    "GATEWAY_HOOK_SECRET_RIDES",
+  ]);
+  for (const line of lines.filter((l) => l.startsWith("GATEWAY_HOOK_SECRET_"))) {
+    expect(line).toMatch(/^GATEWAY_HOOK_SECRET_[A-Z]+=whsec_[A-Za-z0-9_-]{32}$/);
+  }
+});
