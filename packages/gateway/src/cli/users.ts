@@ -1,5 +1,6 @@
-// gateway users create: a console user of an account, straight in the store. The password comes from standard input
-// (--password-stdin) or is generated and shown once.
+// gateway users create|list|set-password|delete: console users of an account, straight in the store. A password
+// comes from standard input (--password-stdin) or is generated and shown once; changing a password or deleting a
+// user ends that user's sessions.
 import { randomBytes } from "node:crypto";
 import { Command } from "commander";
 import { Accounts } from "../core/accounts.ts";
@@ -39,6 +40,64 @@ export function usersCommand(): Command {
           { id: user.id, email: user.email, account_id: user.account_id, ...(generated && { password }) },
           `Created console user ${user.email} (${user.id}) for account ${user.account_id}.` +
             (generated ? `\nPassword (shown once, store it now): ${password}` : ""),
+        );
+      });
+    });
+  users
+    .command("list")
+    .description("List console users (of one account with --account)")
+    .option("--account <id>", "only this account's users")
+    .option("--json", "print JSON")
+    .action(async (options: { account?: string; json?: boolean }) => {
+      await withStore(async (store) => {
+        const listed = await new Users(store.db, clock).list(options.account);
+        print(
+          options.json === true,
+          listed,
+          listed.length === 0
+            ? "No console users."
+            : listed
+                .map((u) => {
+                  const lastSignIn = u.last_sign_in_at === null ? "never" : new Date(u.last_sign_in_at).toISOString();
+                  return `${u.id}  ${u.email}  account ${u.account_id}  last sign-in ${lastSignIn}`;
+                })
+                .join("\n"),
+        );
+      });
+    });
+
+  users
+    .command("set-password")
+    .description("Give a console user a new password; the user's sessions end")
+    .requiredOption("--email <email>", "the user's email")
+    .option("--password-stdin", "read the password from standard input instead of generating one")
+    .option("--json", "print JSON")
+    .action(async (options: { email: string; passwordStdin?: boolean; json?: boolean }) => {
+      const generated = options.passwordStdin !== true;
+      const password = generated ? randomBytes(15).toString("base64url") : await readStdin();
+      await withStore(async (store) => {
+        const user = await new Users(store.db, clock).setPassword(options.email, password);
+        print(
+          options.json === true,
+          { id: user.id, email: user.email, account_id: user.account_id, ...(generated && { password }) },
+          `Changed the password of ${user.email}; its sessions have ended.` +
+            (generated ? `\nPassword (shown once, store it now): ${password}` : ""),
+        );
+      });
+    });
+
+  users
+    .command("delete")
+    .description("Delete a console user; the user's sessions end")
+    .requiredOption("--email <email>", "the user's email")
+    .option("--json", "print JSON")
+    .action(async (options: { email: string; json?: boolean }) => {
+      await withStore(async (store) => {
+        const user = await new Users(store.db, clock).remove(options.email);
+        print(
+          options.json === true,
+          { id: user.id, email: user.email, account_id: user.account_id, deleted: true },
+          `Deleted console user ${user.email} (${user.id}).`,
         );
       });
     });

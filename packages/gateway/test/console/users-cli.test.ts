@@ -1,5 +1,6 @@
-// `gateway users create`: a console user straight in the store, with a password from standard input or generated
-// and shown once; the user then signs in at /console. (SQLite only: the CLI opens the store the environment names.)
+// `gateway users create|list|set-password|delete`: console users straight in the store, with a password from standard
+// input or generated and shown once; the user then signs in at /console, and a new password or a deletion ends the
+// user's sessions. (SQLite only: the CLI opens the store the environment names.)
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,5 +56,59 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
     const again = gatewayCli(["users", "create", "--email", "ops@example.com", "--password-stdin"], "another long one");
     expect(again.status).toBe(1);
     expect(again.stderr).toBe("gateway: A console user with the email ops@example.com exists already\n");
+  });
+
+  it("lists users, of every account or of one", () => {
+    const all = gatewayCli(["users", "list", "--json"]);
+    expect(all.status).toBe(0);
+    const listed = JSON.parse(all.stdout) as { email: string; account_id: string; last_sign_in_at: number | null }[];
+    expect(listed.map((u) => [u.email, u.account_id])).toEqual([
+      ["ops@example.com", "default"],
+      ["new@example.com", "acme"],
+    ]);
+    expect(listed[0]?.last_sign_in_at).toEqual(expect.any(Number));
+    expect(JSON.stringify(listed)).not.toContain("password");
+    const acme = gatewayCli(["users", "list", "--account", "acme", "--json"]);
+    expect((JSON.parse(acme.stdout) as { email: string }[]).map((u) => u.email)).toEqual(["new@example.com"]);
+    const human = gatewayCli(["users", "list", "--account", "nobody"]);
+    expect(human.stdout).toBe("No console users.\n");
+  });
+
+  it("sets a new password: the old one and the user's open sessions stop working", async () => {
+    const session = new ConsoleClient(t.url);
+    expect((await session.signIn("ops@example.com", "a long passphrase")).status).toBe(200);
+    expect((await session.request("GET", "/console/api/session")).status).toBe(200);
+
+    const changed = gatewayCli(
+      ["users", "set-password", "--email", "OPS@example.com", "--password-stdin", "--json"],
+      "a brand new passphrase\n",
+    );
+    expect(changed.status).toBe(0);
+    expect(JSON.parse(changed.stdout)).toEqual({
+      id: expect.stringMatching(/^usr_/),
+      email: "ops@example.com",
+      account_id: "default",
+    });
+    expect((await session.request("GET", "/console/api/session")).status).toBe(401);
+    expect((await new ConsoleClient(t.url).signIn("ops@example.com", "a long passphrase")).status).toBe(401);
+    expect((await new ConsoleClient(t.url).signIn("ops@example.com", "a brand new passphrase")).status).toBe(200);
+
+    const short = gatewayCli(["users", "set-password", "--email", "ops@example.com", "--password-stdin"], "short");
+    expect(short.status).toBe(1);
+    expect(short.stderr).toMatch(/^gateway: The password must have at least \d+ characters\n$/);
+  });
+
+  it("deletes a user: signing in and the user's open sessions stop working", async () => {
+    const session = new ConsoleClient(t.url);
+    expect((await session.signIn("ops@example.com", "a brand new passphrase")).status).toBe(200);
+    const deleted = gatewayCli(["users", "delete", "--email", "ops@example.com", "--json"]);
+    expect(deleted.status).toBe(0);
+    expect(JSON.parse(deleted.stdout)).toMatchObject({ email: "ops@example.com", deleted: true });
+    expect((await session.request("GET", "/console/api/session")).status).toBe(401);
+    expect((await new ConsoleClient(t.url).signIn("ops@example.com", "a brand new passphrase")).status).toBe(401);
+
+    const again = gatewayCli(["users", "delete", "--email", "ops@example.com"]);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toBe("gateway: No console user with the email ops@example.com\n");
   });
 });

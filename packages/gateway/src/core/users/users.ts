@@ -3,7 +3,7 @@
 import type { Kysely } from "kysely";
 import type { ConsoleUsersTable, Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
-import { conflict, invalidRequest } from "../errors.ts";
+import { conflict, invalidRequest, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { hashPassword, minPasswordLength, verifyDecoy, verifyPassword } from "./passwords.ts";
 
@@ -44,6 +44,47 @@ export class Users {
     };
     await this.db.insertInto("console_users").values(row).execute();
     return view(row);
+  }
+
+  /** The users of one account, or of every account, oldest first. */
+  async list(accountId?: string): Promise<ConsoleUser[]> {
+    let query = this.db.selectFrom("console_users").selectAll().orderBy("created_at").orderBy("id");
+    if (accountId !== undefined) query = query.where("account_id", "=", accountId);
+    return (await query.execute()).map(view);
+  }
+
+  /** Replaces the user's password and ends every session the user had. */
+  async setPassword(email: string, password: string): Promise<ConsoleUser> {
+    if (password.length < minPasswordLength) {
+      throw invalidRequest(`The password must have at least ${minPasswordLength} characters`);
+    }
+    const passwordHash = await hashPassword(password);
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("console_users")
+        .selectAll()
+        .where("email", "=", normaliseEmail(email))
+        .executeTakeFirst();
+      if (!row) throw notFound(`No console user with the email ${normaliseEmail(email)}`);
+      await trx.updateTable("console_users").set({ password_hash: passwordHash }).where("id", "=", row.id).execute();
+      await trx.deleteFrom("console_sessions").where("user_id", "=", row.id).execute();
+      return view(row);
+    });
+  }
+
+  /** Deletes the user and ends every session the user had. */
+  async remove(email: string): Promise<ConsoleUser> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("console_users")
+        .selectAll()
+        .where("email", "=", normaliseEmail(email))
+        .executeTakeFirst();
+      if (!row) throw notFound(`No console user with the email ${normaliseEmail(email)}`);
+      await trx.deleteFrom("console_sessions").where("user_id", "=", row.id).execute();
+      await trx.deleteFrom("console_users").where("id", "=", row.id).execute();
+      return view(row);
+    });
   }
 
   async get(id: string): Promise<ConsoleUser | undefined> {
