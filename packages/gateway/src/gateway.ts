@@ -156,6 +156,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       registry,
       upstream: (providerId) => clients.get(providerId) ?? noUpstream(providerId),
       masterKey: masterKey.key,
+      limiter: guards.limiter,
     });
     closers.push(consoleSurface.close);
 

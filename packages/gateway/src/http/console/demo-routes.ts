@@ -1,20 +1,24 @@
 // The public demo at /demo: anyone may run the `none`-mode operations of the providers (never the platform's) as
-// the gateway's own `demo` account, an internal principal no key belongs to, with a strict per-visitor rate limit.
+// the gateway's own `demo` account, an internal principal no key belongs to, with a strict per-visitor rate limit
+// (the gateway's rate limiter, keyed by client address: shared by every node when the limiter is Redis).
 // Nothing of any tenant is reachable: no connection, no management operation, no other account.
 import type { FastifyInstance } from "fastify";
 import type { Principal } from "../../core/api-keys.ts";
 import { GatewayError } from "../../core/errors.ts";
+import type { RateLimitPolicy } from "../../core/rate-limit/gcra.ts";
+import type { RateLimiter } from "../../core/rate-limit/limiter.ts";
 import type { Registry } from "../../providers/registry.ts";
 import { bodyAsObject } from "../body.ts";
 import { type ExecuteDeps, executeOperation } from "../execute.ts";
+import { retryAfterSeconds } from "../rate-limit/index.ts";
 import { consoleProvider } from "./operations-routes.ts";
-import type { VisitorLimit } from "./visitor-limit.ts";
 
 export const demoAccountId = "demo";
 
 export interface DemoDeps extends ExecuteDeps {
   registry: Registry;
-  limit: VisitorLimit;
+  limiter: RateLimiter;
+  limit: RateLimitPolicy;
 }
 
 export function demoRoutes(deps: DemoDeps) {
@@ -27,13 +31,13 @@ export function demoRoutes(deps: DemoDeps) {
       accountId: demoAccountId,
       keyId: "demo",
       scopes: allowed.map(({ provider, operation }) => `${provider.id}:${operation.id}`),
-      rateLimit: { perMinute: deps.limit.settings.perMinute, burst: deps.limit.settings.burst },
+      rateLimit: deps.limit,
     };
     let account: Promise<unknown> | undefined;
 
     const listing = JSON.stringify({
       data: {
-        rate_limit: deps.limit.settings,
+        rate_limit: { perMinute: deps.limit.perMinute, burst: deps.limit.burst },
         operations: allowed.map(({ provider, operation }) => ({
           provider_id: provider.id,
           provider_title: provider.title,
@@ -60,7 +64,16 @@ export function demoRoutes(deps: DemoDeps) {
             `The demo runs none-mode provider operations only; not "${provider}:${operation}"`,
           );
         }
-        deps.limit.take(request.ip);
+        const decision = await deps.limiter.check(`demo-visitor:${request.ip}`, deps.limit);
+        if (decision && !decision.allowed) {
+          throw new GatewayError(
+            "rate_limited",
+            `The demo allows ${deps.limit.perMinute} requests a minute per visitor`,
+            {
+              retryAfterSeconds: retryAfterSeconds(decision),
+            },
+          );
+        }
         account ??= deps.core.accounts.ensure(demoAccountId, "Public demo").catch((error: unknown) => {
           account = undefined;
           throw error;

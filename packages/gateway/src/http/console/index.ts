@@ -4,6 +4,8 @@
 import type { FastifyInstance } from "fastify";
 import type { GatewayConfig } from "../../config.ts";
 import type { Principal } from "../../core/api-keys.ts";
+import type { RateLimitPolicy } from "../../core/rate-limit/gcra.ts";
+import type { RateLimiter } from "../../core/rate-limit/limiter.ts";
 import type { CoreServices } from "../../core/services.ts";
 import { UsageRecorder } from "../../core/usage/recorder.ts";
 import { DelegationTokens } from "../../core/users/delegation-tokens.ts";
@@ -23,7 +25,6 @@ import { sessionGuard } from "./session-guard.ts";
 import { type SessionRouteDeps, sessionRoutes, signInRoutes } from "./session-routes.ts";
 import { consoleStaticRoutes } from "./static-routes.ts";
 import { usageObserver, usageRoutes } from "./usage-routes.ts";
-import { VisitorLimit, type VisitorLimitSettings } from "./visitor-limit.ts";
 
 export interface ConsoleDeps {
   config: Pick<GatewayConfig, "publicUrl">;
@@ -34,7 +35,9 @@ export interface ConsoleDeps {
   masterKey: Uint8Array;
   /** Overrides for tests. */
   throttle?: ThrottleLimits;
-  demoLimit?: VisitorLimitSettings;
+  /** The gateway's rate limiter (in process, or Redis shared by every node): the demo's per-visitor limit uses it. */
+  limiter: RateLimiter;
+  demoLimit?: RateLimitPolicy;
   usageFlushIntervalMs?: number;
   consoleDir?: string;
 }
@@ -48,7 +51,7 @@ export interface ConsoleSurface {
   close(): Promise<void>;
 }
 
-export const demoLimitDefaults: VisitorLimitSettings = { perMinute: 10, burst: 5 };
+export const demoLimitDefaults: RateLimitPolicy = { perMinute: 10, burst: 5 };
 
 export function createConsole(deps: ConsoleDeps): ConsoleSurface {
   const { core, registry } = deps;
@@ -90,7 +93,7 @@ export function createConsole(deps: ConsoleDeps): ConsoleSurface {
       delegationRedactionHook(handles),
       consoleApi,
       consoleStaticRoutes(deps.consoleDir === undefined ? {} : { dir: deps.consoleDir }),
-      demoRoutes({ ...execute, registry, limit: new VisitorLimit(core.clock, deps.demoLimit ?? demoLimitDefaults) }),
+      demoRoutes({ ...execute, registry, limiter: deps.limiter, limit: deps.demoLimit ?? demoLimitDefaults }),
     ],
     close: () => usage.stop(),
   };
