@@ -37,7 +37,7 @@ export interface AppDeps {
   observers?: RequestObserver[];
 }
 
-/** Sees each request once it has been answered; runs synchronously, so it must be cheap and must not throw. */
+/** Sees each request once it has been answered; runs synchronously, so it must be cheap (a throw is logged). */
 export type RequestObserver = (request: FastifyRequest, reply: FastifyReply) => void;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -76,7 +76,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const observers = [requestLog, requestMetrics(deps.metrics), ...(deps.observers ?? [])];
   app.addHook("onResponse", (request, reply, done) => {
-    for (const observe of observers) observe(request, reply);
+    for (const observe of observers) {
+      try {
+        observe(request, reply);
+      } catch (error) {
+        // The answer has gone out; a failing observer must cost neither the other observers nor the process.
+        request.log.error({ err: error, request_id: request.id }, "a request observer failed");
+      }
+    }
     done();
   });
 
