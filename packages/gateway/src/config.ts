@@ -6,6 +6,11 @@ export interface GatewayConfig {
   host: string;
   port: number;
   publicUrl: string;
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (the demo limit, sign-in throttling):
+   * false (none, the default), a number of hops, or addresses and CIDR ranges (GATEWAY_TRUST_PROXY).
+   */
+  trustProxy: boolean | number | string[];
   dataDir: string;
   /** postgres://… or undefined for the embedded SQLite store in dataDir. */
   databaseUrl: string | undefined;
@@ -55,6 +60,18 @@ function integer(env: Env, name: string, fallback: number): number {
 
 const flag = (env: Env, name: string) => ["1", "true", "yes"].includes((env[name] ?? "").toLowerCase());
 
+/** "true" (every proxy), a hop count, or comma-separated addresses and CIDR ranges; unset or empty: none. */
+function trustProxy(value: string | undefined): GatewayConfig["trustProxy"] {
+  const text = value?.trim() ?? "";
+  if (text === "" || text === "false" || text === "0") return false;
+  if (text === "true") return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  return text
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   const port = integer(env, "PORT", 8080);
   const upstreamUrls: Record<string, string> = {};
@@ -85,6 +102,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     host: env.HOST ?? "127.0.0.1",
     port,
     publicUrl: (env.GATEWAY_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/$/, ""),
+    trustProxy: trustProxy(env.GATEWAY_TRUST_PROXY),
     dataDir: path.resolve(env.GATEWAY_DATA_DIR ?? "./data"),
     databaseUrl,
     redisUrl: env.GATEWAY_REDIS_URL || undefined,

@@ -166,6 +166,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       metrics,
       upstream: (providerId) => clients.get(providerId) ?? noUpstream(providerId),
       logger: options.logger ?? false,
+      trustProxy: config.trustProxy,
       v1Extensions: guards.extensions,
       tokenResolvers: consoleSurface.tokenResolvers,
       observers: consoleSurface.observers,

@@ -28,6 +28,8 @@ export interface AppDeps {
   metrics: Metrics;
   upstream(providerId: string): UpstreamClient;
   logger: FastifyServerOptions["logger"];
+  /** Whose X-Forwarded-For gives request.ip (config.trustProxy). */
+  trustProxy?: boolean | number | string[];
   tokenResolvers?: TokenResolver[];
   /** Extensions of every /v1 request: rate limiting, idempotency. */
   v1Extensions?: ((app: FastifyInstance) => void | Promise<void>)[];
@@ -42,6 +44,7 @@ export type RequestObserver = (request: FastifyRequest, reply: FastifyReply) => 
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const nextRequestId = sequentialIds(20);
+  const trust = deps.trustProxy ?? false;
   const app = Fastify({
     logger: deps.logger ?? false,
     // One line per request is written by the onResponse hook below, with the fields operators need.
@@ -50,6 +53,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // logger per request would cost an allocation and a serialized binding on every call.
     childLoggerFactory: (logger) => logger,
     bodyLimit: bodyLimitBytes,
+    // A hop count trusts that many proxies in front of the gateway (as proxy-addr counts hops).
+    trustProxy: typeof trust === "number" ? (_address: string, hop: number) => hop < trust : trust,
     genReqId: () => `req_${nextRequestId()}`,
     return503OnClosing: true,
     forceCloseConnections: "idle",

@@ -62,3 +62,37 @@ describe("the demo", () => {
     expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
   });
 });
+
+describe("the demo behind a proxy", () => {
+  const from = (gateway: TestGateway, visitor: string) =>
+    fetch(`${gateway.url}/demo/api/run/echo/say`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": visitor },
+      body: JSON.stringify({ text: visitor }),
+    });
+  const burst = async (gateway: TestGateway, visitor: string) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await from(gateway, visitor)).status);
+    return statuses;
+  };
+
+  it("with GATEWAY_TRUST_PROXY naming the proxy, limits each forwarded visitor on its own", async () => {
+    const proxied = await startConsoleGateway({ env: { GATEWAY_TRUST_PROXY: "127.0.0.1" } });
+    try {
+      expect(await burst(proxied, "203.0.113.7")).toEqual([200, 200, 200, 200, 200, 429]);
+      expect((await from(proxied, "203.0.113.8")).status).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it("without it, ignores X-Forwarded-For: a client cannot make itself a new visitor", async () => {
+    const direct = await startConsoleGateway();
+    try {
+      expect(await burst(direct, "198.51.100.1")).toEqual([200, 200, 200, 200, 200, 429]);
+      expect((await from(direct, "198.51.100.2")).status).toBe(429);
+    } finally {
+      await direct.close();
+    }
+  });
+});
