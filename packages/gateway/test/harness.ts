@@ -46,13 +46,13 @@ export const testStore = (): "sqlite" | "postgres" =>
 const PORTS_PER_WORKER = 500;
 let nextPortOffset = 0;
 
-function ephemeralRangeStart(): number {
+const ephemeralRangeStart = ((): number => {
   try {
     return Number(fs.readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || 32768;
   } catch {
     return 32768; // not Linux: IANA's dynamic range starts at 49152, Linux's default at 32768
   }
-}
+})();
 
 function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -63,7 +63,7 @@ function canListen(port: number): Promise<boolean> {
 }
 
 export async function freePort(): Promise<number> {
-  const workers = Math.max(1, Math.floor((ephemeralRangeStart() - 10_000) / PORTS_PER_WORKER));
+  const workers = Math.max(1, Math.floor((ephemeralRangeStart - 10_000) / PORTS_PER_WORKER));
   const worker = Number(process.env.VITEST_POOL_ID ?? 1) % workers;
   const base = 10_000 + worker * PORTS_PER_WORKER;
   for (let tries = 0; tries < PORTS_PER_WORKER; tries++) {

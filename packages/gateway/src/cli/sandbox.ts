@@ -1,10 +1,10 @@
 // gateway sandbox: runs the sandbox upstreams as their own process (point GATEWAY_UPSTREAM_<ID>_URL at them). With
 // --hooks-url, the providers that push state changes (a venue confirming a reservation, a courier's progress) push
 // them to <url>/hooks/<provider_id>, signed with GATEWAY_HOOK_SECRET_<ID> — the gateway nodes need the same secret.
-import { randomBytes } from "node:crypto";
 import { Command } from "commander";
 import { loadConfig } from "../config.ts";
 import { Registry } from "../providers/registry.ts";
+import { hookSecretsFor } from "../upstreams.ts";
 
 interface SandboxCommandOptions {
   host: string;
@@ -59,26 +59,24 @@ export function sandboxCommand(): Command {
 }
 
 /**
- * Each hook-pushing provider's URL and secret: GATEWAY_HOOK_SECRET_<ID> when set, else (printed lines only) one made
- * here and printed once. With --json the secrets must come from the environment, since nothing else is printed.
+ * Each hook-pushing provider's URL and secret: GATEWAY_HOOK_SECRET_<ID> when set, else one made as for an in-process
+ * sandbox (hookSecretsFor) and printed once. With --json the secrets must come from the environment, since nothing
+ * but the URLs is printed.
  */
 function hookSettings(providers: Registry["providers"], options: SandboxCommandOptions) {
   const pushing = providers.filter((p) => p.handleHook).map((p) => p.id);
-  const generated: Record<string, string> = {};
-  const secrets: Record<string, string> = {};
   const hooksUrl = options.hooksUrl?.replace(/\/$/, "");
+  let secrets: Record<string, string> = {};
+  let generated: Record<string, string> = {};
   if (hooksUrl !== undefined) {
     if (!/^https?:\/\/[^/]/.test(hooksUrl)) throw new Error(`--hooks-url must be an http(s) URL, not "${hooksUrl}"`);
-    const configured = loadConfig(process.env).hookSecrets;
-    for (const id of pushing) {
-      const secret = configured[id];
-      if (secret) {
-        secrets[id] = secret;
-      } else if (options.json) {
-        throw new Error(`--hooks-url with --json needs GATEWAY_HOOK_SECRET_${id.toUpperCase()} in the environment`);
-      } else {
-        secrets[id] = generated[id] = `whsec_${randomBytes(24).toString("base64url")}`;
-      }
+    const config = loadConfig(process.env);
+    // Every sandbox runs in this process, whatever upstream URLs the environment names.
+    secrets = hookSecretsFor(providers, { ...config, upstreamUrls: {}, startSandboxes: true });
+    generated = Object.fromEntries(Object.entries(secrets).filter(([id]) => !config.hookSecrets[id]));
+    const missing = Object.keys(generated)[0];
+    if (options.json && missing !== undefined) {
+      throw new Error(`--hooks-url with --json needs GATEWAY_HOOK_SECRET_${missing.toUpperCase()} in the environment`);
     }
   }
   return {

@@ -1,6 +1,6 @@
 // The machine-readable catalogue behind GET /v1/operations: every provider and operation with its schemas, and the
 // resource paths (aliases) that run it besides its uniform route.
-import { openApiPath } from "../providers/aliases.ts";
+import { aliasPublicPath } from "../providers/aliases.ts";
 import type { Registry } from "../providers/registry.ts";
 
 export function catalogue(registry: Registry) {
@@ -26,7 +26,7 @@ export function catalogue(registry: Registry) {
         example: operation.example,
         aliases: (provider.aliases ?? [])
           .filter((alias) => alias.operation === operation.id)
-          .map((alias) => ({ method: alias.method, path: `/v1/${provider.id}${openApiPath(alias.path)}` })),
+          .map((alias) => ({ method: alias.method, path: aliasPublicPath(provider.id, alias) })),
       })),
     })),
   };

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1.0 document of the whole API, generated from the registry: the same schemas that validate requests.
 import type { TSchema } from "@sinclair/typebox";
-import { aliasParams, openApiPath } from "../providers/aliases.ts";
+import { aliasParams, aliasPublicPath } from "../providers/aliases.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { OperationDefinition, ProviderDefinition, ResourceAlias } from "../providers/types.ts";
 
@@ -129,7 +129,7 @@ export function buildOpenApiDocument(registry: Registry, serverUrl: string) {
     for (const alias of provider.aliases ?? []) {
       const operation = provider.operations.find((o) => o.id === alias.operation);
       if (!operation) continue;
-      const path = `/v1/${provider.id}${openApiPath(alias.path)}`;
+      const path = aliasPublicPath(provider.id, alias);
       paths[path] = {
         ...(paths[path] as object),
         [alias.method.toLowerCase()]: operationObject(provider, operation, alias),

@@ -13,7 +13,11 @@ export const aliasParams = (path: string): string[] =>
     .map((segment) => segment.slice(1));
 
 /** The alias path in OpenAPI's template syntax: `/reservations/{reservation_id}`. */
-export const openApiPath = (path: string): string => path.replace(/:([a-z][a-z0-9_]*)/g, "{$1}");
+const openApiPath = (path: string): string => path.replace(/:([a-z][a-z0-9_]*)/g, "{$1}");
+
+/** The alias's public path, with `{name}` parameters: `/v1/dining/reservations/{reservation_id}`. */
+export const aliasPublicPath = (providerId: string, alias: ResourceAlias): string =>
+  `/v1/${providerId}${openApiPath(alias.path)}`;
 
 function problemsOf(provider: ProviderDefinition, alias: ResourceAlias, seen: Set<string>): string[] {
   const problems: string[] = [];

@@ -60,12 +60,7 @@ export class Users {
     }
     const passwordHash = await hashPassword(password);
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom("console_users")
-        .selectAll()
-        .where("email", "=", normaliseEmail(email))
-        .executeTakeFirst();
-      if (!row) throw notFound(`No console user with the email ${normaliseEmail(email)}`);
+      const row = await byEmail(trx, email);
       await trx.updateTable("console_users").set({ password_hash: passwordHash }).where("id", "=", row.id).execute();
       await trx.deleteFrom("console_sessions").where("user_id", "=", row.id).execute();
       return view(row);
@@ -75,12 +70,7 @@ export class Users {
   /** Deletes the user and ends every session the user had. */
   async remove(email: string): Promise<ConsoleUser> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom("console_users")
-        .selectAll()
-        .where("email", "=", normaliseEmail(email))
-        .executeTakeFirst();
-      if (!row) throw notFound(`No console user with the email ${normaliseEmail(email)}`);
+      const row = await byEmail(trx, email);
       await trx.deleteFrom("console_sessions").where("user_id", "=", row.id).execute();
       await trx.deleteFrom("console_users").where("id", "=", row.id).execute();
       return view(row);
@@ -105,4 +95,12 @@ export class Users {
     await this.db.updateTable("console_users").set({ last_sign_in_at: now }).where("id", "=", row.id).execute();
     return view({ ...row, last_sign_in_at: now });
   }
+}
+
+/** The user's row, or 404 naming the email. */
+async function byEmail(db: Kysely<Database>, email: string): Promise<ConsoleUsersTable> {
+  const normalised = normaliseEmail(email);
+  const row = await db.selectFrom("console_users").selectAll().where("email", "=", normalised).executeTakeFirst();
+  if (!row) throw notFound(`No console user with the email ${normalised}`);
+  return row;
 }

@@ -37,7 +37,7 @@ export function demoRoutes(deps: DemoDeps) {
 
     const listing = JSON.stringify({
       data: {
-        rate_limit: { perMinute: deps.limit.perMinute, burst: deps.limit.burst },
+        rate_limit: deps.limit,
         operations: allowed.map(({ provider, operation }) => ({
           provider_id: provider.id,
           provider_title: provider.title,
