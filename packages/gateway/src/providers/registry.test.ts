@@ -33,6 +33,22 @@ describe("every manifest", () => {
   }
 });
 
+describe("the JsonValue schema", () => {
+  it("is documented as the recursive JSON value, and the gateway's validators check its top-level type only", () => {
+    const documented = ajv.compile({ $ref: "JsonValue" });
+    const { validateOutput } = registry.operation("catalog", "product_detail") ?? {};
+    for (const value of ["x", 1, true, null, [1, ["a", { b: null }]], { a: { b: [false, 2.5] } }]) {
+      expect(documented(value)).toBe(true);
+      expect(validateOutput?.(value)).toBe(true);
+    }
+    expect(documented(undefined)).toBe(false);
+    expect(validateOutput?.(undefined)).toBe(false);
+    // Below the top, only what JSON.stringify turns into a JSON value anyway: the deep check is the documented form's.
+    expect(documented({ a: undefined })).toBe(false);
+    expect(validateOutput?.({ a: undefined })).toBe(true);
+  });
+});
+
 describe("every upstream operation over real HTTP", () => {
   let t: TestGateway;
   beforeAll(async () => {

@@ -12,7 +12,7 @@ import { opendataProvider } from "./opendata/manifest.ts";
 import { paymentsProvider } from "./payments/manifest.ts";
 import { platformProvider } from "./platform/manifest.ts";
 import { ridesProvider } from "./rides/manifest.ts";
-import { sharedSchemas } from "./schemas.ts";
+import { sharedSchemas, validationForms } from "./schemas.ts";
 import { shoppingProvider } from "./shopping/manifest.ts";
 import type { OperationDefinition, ProviderDefinition } from "./types.ts";
 
@@ -53,7 +53,7 @@ export class Registry {
     this.providers = list;
     const ajv = createAjv();
     this.namedSchemas = [...sharedSchemas, ...list.flatMap((p) => p.schemas ?? [])];
-    for (const schema of this.namedSchemas) ajv.addSchema(schema);
+    for (const schema of this.namedSchemas) ajv.addSchema(validationForms.get(schema.$id as string) ?? schema);
     for (const provider of list) {
       checkAliases(provider);
       for (const operation of provider.operations) {
