@@ -1,16 +1,38 @@
 // bench/operations: catalog:product_detail through the whole gateway (auth, scopes, validation, upstream call, output
-// check, envelope, logging, metrics) against a bare node:http passthrough to the same sandbox upstream.
-// Run alone: node --import tsx bench/operations/index.ts [seconds]
+// check, envelope, logging, metrics) against a bare node:http passthrough to the same sandbox upstream, with a third
+// target between them: Fastify doing only the JSON forwarding any gateway on it must do (the framework floor).
+// Run alone: node --import tsx bench/operations/index.ts [seconds per measurement] [rounds]
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { printTable, round, runLoad } from "../shared/load.ts";
+import { type LoadResult, printTable, round, runLoad } from "../shared/load.ts";
 import { type Child, firstLine, runGatewayCli, startGatewayCli, startNode, waitForHttp } from "../shared/processes.ts";
 
 const productId = "cat-prd-0042";
 const upstreamPath = `/api/v1/items/${productId}`;
 
-export async function run(seconds = Number(process.env.BENCH_SECONDS ?? 10)): Promise<void> {
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  proxy: Child;
+}
+
+interface Measurement extends LoadResult {
+  proxyCpuMicros: number;
+  sandboxCpuMicros: number;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+
+export async function run(
+  seconds = Number(process.env.BENCH_SECONDS ?? 5),
+  rounds = Number(process.env.BENCH_ROUNDS ?? 3),
+): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-operations-"));
   const sandbox = startGatewayCli(["sandbox", "--json", "--port-base", "0"], {}, "pipe");
   const children = [sandbox];
@@ -30,74 +52,84 @@ export async function run(seconds = Number(process.env.BENCH_SECONDS ?? 10)): Pr
     };
     const gateway = startGatewayCli(["serve"], env);
     children.push(gateway);
-    const baseline = startNode(
-      [path.join(import.meta.dirname, "baseline.ts")],
-      {
-        BASELINE_UPSTREAM_URL: upstreams.catalog ?? "",
-        BASELINE_UPSTREAM_PATH: upstreamPath,
-      },
-      "pipe",
-    );
-    children.push(baseline);
-    const baselineUrl = (JSON.parse(await firstLine(baseline)) as { url: string }).url;
+    const comparisonEnv = { BASELINE_UPSTREAM_URL: upstreams.catalog ?? "", BASELINE_UPSTREAM_PATH: upstreamPath };
+    const startComparison = async (file: string) => {
+      const child = startNode([path.join(import.meta.dirname, file)], comparisonEnv, "pipe");
+      children.push(child);
+      return { child, url: `${(JSON.parse(await firstLine(child)) as { url: string }).url}/` };
+    };
+    const baseline = await startComparison("baseline.ts");
+    const floor = await startComparison("framework-floor.ts");
     await waitForHttp("http://127.0.0.1:18480/readyz");
 
-    const request = {
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ product_id: productId }),
+    const json = { "content-type": "application/json" };
+    const gatewayTarget: Target = {
+      name: "gateway",
+      url: "http://127.0.0.1:18480/v1/catalog/product_detail",
+      headers: { ...json, authorization: `Bearer ${key}` },
+      proxy: gateway,
     };
-    const probe = await fetch("http://127.0.0.1:18480/v1/catalog/product_detail", { method: "POST", ...request });
+    const targets: Target[] = [
+      { name: "baseline passthrough", url: baseline.url, headers: json, proxy: baseline.child },
+      { name: "framework floor", url: floor.url, headers: json, proxy: floor.child },
+      gatewayTarget,
+    ];
+    const body = JSON.stringify({ product_id: productId });
+    const probe = await fetch(gatewayTarget.url, { method: "POST", headers: gatewayTarget.headers, body });
     if (probe.status !== 200) throw new Error(`the gateway answered ${probe.status}: ${await probe.text()}`);
 
-    // Warm both up, then measure each in turn.
-    await runLoad({ url: `${baselineUrl}/`, ...request, duration: 2 });
-    await runLoad({ url: "http://127.0.0.1:18480/v1/catalog/product_detail", ...request, duration: 2 });
-    // Each run also reports the CPU time the proxy and the sandbox spent per request answered (2 cores are shared by
-    // the load generator, the sandbox and the proxy, so a proxy's CPU per request is what bounds its throughput).
-    const measure = async (url: string, proxy: Child) => {
-      const before = { proxy: proxy.cpuSeconds(), sandbox: sandbox.cpuSeconds() };
-      const result = await runLoad({ url, ...request, duration: seconds });
-      const answered = result.requestsPerSecond * seconds;
-      const perRequest = (now: number, then: number) => ((now - then) * 1e6) / Math.max(answered, 1);
+    // Warm each up, then measure them in turn, round after round: the machine's speed drifts over a run, and
+    // interleaving gives every target the same share of it. Each run also reports the CPU time the proxy and the
+    // sandbox spent per request answered (the load generator, the sandbox and the proxy share the machine's cores,
+    // so a proxy's CPU per request is what bounds its throughput).
+    for (const target of targets) await runLoad({ url: target.url, headers: target.headers, body, duration: 2 });
+    const measure = async (target: Target): Promise<Measurement> => {
+      const before = { proxy: target.proxy.cpuSeconds(), sandbox: sandbox.cpuSeconds() };
+      const result = await runLoad({ url: target.url, headers: target.headers, body, duration: seconds });
+      const answered = Math.max(result.requestsPerSecond * seconds, 1);
+      const perRequest = (now: number, then: number) => ((now - then) * 1e6) / answered;
       return {
         ...result,
-        proxyCpuMicros: perRequest(proxy.cpuSeconds(), before.proxy),
+        proxyCpuMicros: perRequest(target.proxy.cpuSeconds(), before.proxy),
         sandboxCpuMicros: perRequest(sandbox.cpuSeconds(), before.sandbox),
       };
     };
-    const base = await measure(`${baselineUrl}/`, baseline);
-    const through = await measure("http://127.0.0.1:18480/v1/catalog/product_detail", gateway);
-    const rss = gateway.peakRssMiB();
-    if (base.non2xx + through.non2xx + base.errors + through.errors > 0) {
-      throw new Error(
-        `failed requests: baseline ${base.non2xx + base.errors}, gateway ${through.non2xx + through.errors}`,
-      );
-    }
-    printTable(`catalog:product_detail, ${seconds} s each, 32 connections`, [
-      {
-        target: "baseline passthrough",
-        "req/s": round(base.requestsPerSecond, 0),
-        "p50 ms": base.p50Ms,
-        "p99 ms": base.p99Ms,
-        non2xx: base.non2xx,
-        "proxy CPU µs/req": round(base.proxyCpuMicros, 0),
-        "sandbox CPU µs/req": round(base.sandboxCpuMicros, 0),
-      },
-      {
-        target: "gateway",
-        "req/s": round(through.requestsPerSecond, 0),
-        "p50 ms": through.p50Ms,
-        "p99 ms": through.p99Ms,
-        non2xx: through.non2xx,
-        "proxy CPU µs/req": round(through.proxyCpuMicros, 0),
-        "sandbox CPU µs/req": round(through.sandboxCpuMicros, 0),
-      },
-    ]);
+    const runs = new Map<Target, Measurement[]>(targets.map((target) => [target, []]));
+    for (let i = 0; i < rounds; i++) for (const target of targets) runs.get(target)?.push(await measure(target));
+
+    const failed = [...runs.values()].flat().reduce((sum, m) => sum + m.non2xx + m.errors, 0);
+    if (failed > 0) throw new Error(`${failed} requests failed`);
+    const figures = targets.map((target) => {
+      const of = (pick: (m: Measurement) => number) => median((runs.get(target) ?? []).map(pick));
+      return {
+        target: target.name,
+        "req/s": round(
+          of((m) => m.requestsPerSecond),
+          0,
+        ),
+        "p50 ms": of((m) => m.p50Ms),
+        "p99 ms": of((m) => m.p99Ms),
+        "proxy CPU µs/req": round(
+          of((m) => m.proxyCpuMicros),
+          0,
+        ),
+        "sandbox CPU µs/req": round(
+          of((m) => m.sandboxCpuMicros),
+          0,
+        ),
+      };
+    });
+    printTable(`catalog:product_detail, 32 connections, ${rounds} rounds × ${seconds} s per target (medians)`, figures);
+    const [base, frameworkFloor, through] = figures as [(typeof figures)[0], (typeof figures)[0], (typeof figures)[0]];
+    const ratio = (key: "req/s" | "p99 ms" | "proxy CPU µs/req", of: typeof base) =>
+      round(of[key] / Math.max(base[key], 1));
+    console.log(`throughput ratio gateway/baseline: ${ratio("req/s", through)} (target >= 0.75)`);
+    console.log(`p99 ratio gateway/baseline: ${ratio("p99 ms", through)} (target <= 1.5)`);
+    console.log(`gateway peak RSS: ${round(gateway.peakRssMiB(), 1)} MiB (target < 200)`);
     console.log(
-      `throughput ratio gateway/baseline: ${round(through.requestsPerSecond / base.requestsPerSecond)} (target >= 0.75)`,
+      `CPU per request, relative to the baseline: framework floor ${ratio("proxy CPU µs/req", frameworkFloor)}, ` +
+        `gateway ${ratio("proxy CPU µs/req", through)}`,
     );
-    console.log(`p99 ratio gateway/baseline: ${round(through.p99Ms / Math.max(base.p99Ms, 1))} (target <= 1.5)`);
-    console.log(`gateway peak RSS: ${round(rss, 1)} MiB (target < 200)`);
   } finally {
     for (const child of children.reverse()) await child.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -105,4 +137,7 @@ export async function run(seconds = Number(process.env.BENCH_SECONDS ?? 10)): Pr
 }
 
 if (import.meta.url === `file://${process.argv[1]}`)
-  await run(Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10));
+  await run(
+    Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 5),
+    Number(process.argv[3] ?? process.env.BENCH_ROUNDS ?? 3),
+  );
