@@ -47,13 +47,19 @@ describe("the demo", () => {
     const first = await run("echo", "say", { text: "demo" }, { authorization: `Bearer ${t.key}` });
     expect(first.status).toBe(200);
     expect(((await first.json()) as any).data).toEqual({ text: "demo", account_id: "demo" });
+    // The visitor's limit speaks the same headers as a key's on /v1: 10 a minute, a burst of 5, one used.
+    expect(first.headers.get("ratelimit-policy")).toBe('"default";q=10;w=60');
+    expect(first.headers.get("ratelimit")).toBe('"default";r=4;t=6');
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await run("echo", "say", { text: `n${i}` })).status);
     expect(statuses.slice(0, 4)).toEqual([200, 200, 200, 200]);
     const limited = await run("echo", "say", { text: "again" });
     expect(limited.status).toBe(429);
     expect(((await limited.json()) as any).error).toMatchObject(expectedError("rate_limited"));
-    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get("ratelimit-policy")).toBe('"default";q=10;w=60');
+    expect(limited.headers.get("ratelimit")).toBe(`"default";r=0;t=${retryAfter}`);
   });
 
   it("serves its page without a session", async () => {

@@ -10,7 +10,7 @@ import type { RateLimiter } from "../../core/rate-limit/limiter.ts";
 import type { Registry } from "../../providers/registry.ts";
 import { bodyAsObject } from "../body.ts";
 import { type ExecuteDeps, executeOperation } from "../execute.ts";
-import { retryAfterSeconds } from "../rate-limit/index.ts";
+import { applyDecision, policyHeader } from "../rate-limit/index.ts";
 import { consoleProvider } from "./operations-routes.ts";
 
 export const demoAccountId = "demo";
@@ -64,14 +64,15 @@ export function demoRoutes(deps: DemoDeps) {
             `The demo runs none-mode provider operations only; not "${provider}:${operation}"`,
           );
         }
+        // The same headers as on /v1, for the visitor's limit; a limiter that fails (Redis down) lets the run through.
+        reply.header("ratelimit-policy", policyHeader(deps.limit));
         const decision = await deps.limiter.check(`demo-visitor:${request.ip}`, deps.limit);
-        if (decision && !decision.allowed) {
+        const wait = decision && applyDecision(reply, decision);
+        if (wait !== undefined) {
           throw new GatewayError(
             "rate_limited",
-            `The demo allows ${deps.limit.perMinute} requests a minute per visitor`,
-            {
-              retryAfterSeconds: retryAfterSeconds(decision),
-            },
+            `The demo allows ${deps.limit.perMinute} requests a minute per visitor; retry in ${wait} s`,
+            { retryAfterSeconds: wait },
           );
         }
         account ??= deps.core.accounts.ensure(demoAccountId, "Public demo").catch((error: unknown) => {

@@ -30,8 +30,24 @@ export function rateLimit(deps: RateLimitDeps) {
       if (!principal) return done();
       const policy = principal.rateLimit ?? deps.defaultPolicy;
       reply.header("ratelimit-policy", policyHeader(policy));
-      const finish = (decision: RateLimitDecision | undefined) =>
-        done(apply(deps, reply, policy, decision) as FastifyError | undefined);
+      const finish = (decision: RateLimitDecision | undefined) => {
+        if (!decision) {
+          deps.metrics.rateLimitFailOpen.inc();
+          return done();
+        }
+        const wait = applyDecision(reply, decision);
+        if (wait === undefined) return done();
+        done(
+          new GatewayError(
+            "rate_limited",
+            `This key may send ${policy.perMinute} requests a minute (bursts of ${policy.burst}); retry in ${wait} s`,
+            {
+              retryAfterSeconds: wait,
+              fix: "Wait for Retry-After seconds; spread requests using the RateLimit header.",
+            },
+          ) as FastifyError,
+        );
+      };
       const decision = deps.limiter.check(principal.keyId, policy);
       if (decision instanceof Promise) decision.then(finish, done);
       else finish(decision);
@@ -39,26 +55,16 @@ export function rateLimit(deps: RateLimitDeps) {
   };
 }
 
-/** Sets the RateLimit header; answers the 429 to throw when the request is refused. */
-function apply(
-  deps: RateLimitDeps,
-  reply: FastifyReply,
-  policy: RateLimitPolicy,
-  decision: RateLimitDecision | undefined,
-): GatewayError | undefined {
-  if (!decision) {
-    deps.metrics.rateLimitFailOpen.inc();
-    return undefined;
-  }
+/**
+ * Sets the RateLimit header of a decision (RateLimit-Policy is the caller's to set); answers the whole seconds to wait
+ * when the request is refused (its Retry-After), undefined when it may go on.
+ */
+export function applyDecision(reply: FastifyReply, decision: RateLimitDecision): number | undefined {
   if (decision.allowed) {
     reply.header("ratelimit", limitHeader(decision.remaining, Math.ceil(decision.resetMs / 1000)));
     return undefined;
   }
   const seconds = retryAfterSeconds(decision);
   reply.header("ratelimit", limitHeader(0, seconds));
-  return new GatewayError(
-    "rate_limited",
-    `This key may send ${policy.perMinute} requests a minute (bursts of ${policy.burst}); retry in ${seconds} s`,
-    { retryAfterSeconds: seconds, fix: "Wait for Retry-After seconds; spread requests using the RateLimit header." },
-  );
+  return seconds;
 }
