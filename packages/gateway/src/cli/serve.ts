@@ -2,9 +2,9 @@
 // closes its pools. On the first start of an empty store it creates the account "default" and prints one key.
 import v8 from "node:v8";
 import { Command } from "commander";
-import pino from "pino";
 import { loadConfig } from "../config.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
+import { turnBatchedDestination } from "./log-destination.ts";
 
 export function serveCommand(): Command {
   return new Command("serve")
@@ -28,8 +28,8 @@ export function serveCommand(): Command {
         ...(options.host && { HOST: options.host }),
       };
       const config = loadConfig(env);
-      // Log lines are buffered and written asynchronously, off the request's path; shutdown flushes them.
-      const logStream = pino.destination({ sync: false, minLength: 4096 });
+      // One write of the turn's log lines at the end of each turn of the event loop; shutdown flushes them.
+      const logStream = turnBatchedDestination();
       const gateway = await createGateway({ config, logger: { level: config.logLevel, stream: logStream } });
       await bootstrap(gateway);
       let url: string;
