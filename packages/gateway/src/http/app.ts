@@ -112,11 +112,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 const requestLog: RequestObserver = (request, reply) => {
   const label = request.operationLabel;
   const principal = request.principal as Principal | undefined;
+  const { url } = request;
+  const query = url.indexOf("?");
   request.log.info(
     {
       request_id: request.id,
       method: request.method,
-      path: request.routeOptions.config.logRoutePattern ? request.routeOptions.url : request.url.split("?")[0],
+      path: loggedRoutePattern(request) ?? (query < 0 ? url : url.slice(0, query)),
       status: reply.statusCode,
       latency_ms: Math.round(reply.elapsedTime * 100) / 100,
       ...(principal && { account: principal.accountId, key_id: principal.keyId }),
@@ -125,6 +127,13 @@ const requestLog: RequestObserver = (request, reply) => {
     "request",
   );
 };
+
+/** The route's pattern for routes whose concrete paths must not be logged (they carry a secret). */
+function loggedRoutePattern(request: FastifyRequest): string | undefined {
+  // routeOptions is a getter that builds a frozen object on each access: read it once.
+  const route = request.routeOptions;
+  return route.config.logRoutePattern ? route.url : undefined;
+}
 
 function requestMetrics(metrics: Metrics): RequestObserver {
   return (request, reply) => {

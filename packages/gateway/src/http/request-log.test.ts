@@ -85,3 +85,14 @@ it("logs refused requests too, without the key that was refused", async () => {
   expect(JSON.parse(line!)).not.toHaveProperty("key_id");
   expect(line).not.toContain(bogus);
 });
+
+it("logs the path without its query string", async () => {
+  const response = await fetch(`${t.url}/v1/opendata/lookup_postal_code?token=query-secret&x=1`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
+    body: JSON.stringify({ postal_code: "1000001" }),
+  });
+  const [line] = await linesOf(response.headers.get("x-request-id")!);
+  expect(JSON.parse(line!)).toMatchObject({ path: "/v1/opendata/lookup_postal_code" });
+  expect(line).not.toContain("query-secret");
+});
