@@ -3,30 +3,36 @@
 // on SQLite the statement is atomic by itself. A lease that runs out (the worker died) makes the row due again.
 import { type Kysely, sql } from "kysely";
 import type { StoreKind } from "../../store/database.ts";
+import { precompile } from "../../store/precompiled.ts";
 import type { Database, WebhookDeliveriesTable } from "../../store/schema.ts";
 
-export async function claimDueDeliveries(
-  db: Kysely<Database>,
-  kind: StoreKind,
-  input: { now: number; leaseMs: number; limit: number },
-): Promise<WebhookDeliveriesTable[]> {
-  const { now } = input;
-  let due = db
-    .selectFrom("webhook_deliveries")
-    .select("id")
-    // A literal, not a parameter: only then can SQLite's planner use the partial index of pending rows.
-    .where("status", "=", sql.lit("pending"))
-    .where("next_attempt_at", "<=", now)
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", now)]))
-    .orderBy("next_attempt_at")
-    .limit(input.limit);
-  if (kind === "postgres") due = due.forUpdate().skipLocked();
-  return db
-    .updateTable("webhook_deliveries")
-    .set((eb) => ({ lease_until: now + input.leaseMs, attempt_count: eb("attempt_count", "+", 1) }))
-    .where("id", "in", due)
-    .returningAll()
-    .execute();
+export type ClaimDueDeliveries = (input: {
+  now: number;
+  leaseMs: number;
+  limit: number;
+}) => Promise<WebhookDeliveriesTable[]>;
+
+/** The claim statement of one store, compiled once (the worker runs it for every batch). */
+export function claimDueDeliveries(db: Kysely<Database>, kind: StoreKind): ClaimDueDeliveries {
+  const statement = precompile<"now" | "leaseUntil" | "limit", Database>(db, (p) => {
+    let due = db
+      .selectFrom("webhook_deliveries")
+      .select("id")
+      // A literal, not a parameter: only then can SQLite's planner use the partial index of pending rows.
+      .where("status", "=", sql.lit("pending"))
+      .where("next_attempt_at", "<=", p("now"))
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", p("now"))]))
+      .orderBy("next_attempt_at")
+      .limit(p("limit"));
+    if (kind === "postgres") due = due.forUpdate().skipLocked();
+    return db
+      .updateTable("webhook_deliveries")
+      .set((eb) => ({ lease_until: p("leaseUntil"), attempt_count: eb("attempt_count", "+", 1) }))
+      .where("id", "in", due)
+      .returningAll();
+  });
+  return async ({ now, leaseMs, limit }) =>
+    (await statement({ now, leaseUntil: now + leaseMs, limit })).rows as WebhookDeliveriesTable[];
 }
 
 /** SQLite has one worker: leases left by a previous process that was killed are void at start. */

@@ -6,7 +6,7 @@ import type { Database, WebhookDeliveriesTable } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { Events } from "../events/events.ts";
 import { AttemptLog } from "./attempt-log.ts";
-import { claimDueDeliveries, releaseClaims, releaseLeftoverLeases } from "./claim.ts";
+import { type ClaimDueDeliveries, claimDueDeliveries, releaseClaims, releaseLeftoverLeases } from "./claim.ts";
 import type { WebhookEndpoints } from "./endpoints.ts";
 import type { WebhookSender } from "./sender.ts";
 import { signatureHeader } from "./signature.ts";
@@ -41,6 +41,7 @@ interface ReadyAttempt {
 
 export class WebhookWorker {
   private readonly attemptLog: AttemptLog;
+  private readonly claim: ClaimDueDeliveries;
   /** Claimed and looked up, waiting for a free slot: the next batch is claimed while the current one is sent. */
   private readonly ready: ReadyAttempt[] = [];
   /** Attempts not yet recorded (stop waits for them). */
@@ -58,6 +59,7 @@ export class WebhookWorker {
     private readonly options: WorkerOptions,
   ) {
     this.attemptLog = new AttemptLog(deps.db, deps.clock);
+    this.claim = claimDueDeliveries(deps.db, deps.kind);
   }
 
   start(): void {
@@ -96,8 +98,8 @@ export class WebhookWorker {
 
   /** Claims up to `limit` due deliveries, looks up what they need and starts as many as slots allow. */
   async deliverDueWebhooks(limit: number): Promise<number> {
-    const { db, kind, clock, endpoints } = this.deps;
-    const claimed = await claimDueDeliveries(db, kind, { now: clock.now(), leaseMs: this.options.leaseMs, limit });
+    const { db, clock, endpoints } = this.deps;
+    const claimed = await this.claim({ now: clock.now(), leaseMs: this.options.leaseMs, limit });
     if (claimed.length === 0) return 0;
     const eventIds = [...new Set(claimed.map((d) => d.event_id))];
     const endpointIds = [...new Set(claimed.map((d) => d.endpoint_id))];
