@@ -11,6 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { applyServingV8Settings } from "../../packages/gateway/src/cli/v8-settings.ts";
 import { loadConfig } from "../../packages/gateway/src/config.ts";
 import { randomBase62 } from "../../packages/gateway/src/core/ids.ts";
 import { createGateway, type Gateway } from "../../packages/gateway/src/gateway.ts";
@@ -39,6 +40,8 @@ interface Node {
 }
 
 export async function run(seconds = Number(process.env.BENCH_SECONDS ?? 5)): Promise<void> {
+  // The gateways run in this process: with the V8 settings of `gateway serve`.
+  applyServingV8Settings();
   const upstream = startNode([path.join(import.meta.dirname, "upstream.ts")], {}, "pipe");
   const summary: Record<string, string | number>[] = [];
   try {

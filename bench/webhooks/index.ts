@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { Pool } from "undici";
+import { applyServingV8Settings } from "../../packages/gateway/src/cli/v8-settings.ts";
 import { Accounts } from "../../packages/gateway/src/core/accounts.ts";
 import { systemClock } from "../../packages/gateway/src/core/clock.ts";
 import { SecretBox } from "../../packages/gateway/src/core/crypto/secret-box.ts";
@@ -178,6 +179,8 @@ async function baseline(receiverUrl: string, bodies: string[], secret: string): 
 }
 
 export async function run(events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000)): Promise<void> {
+  // The worker runs in this process: with the V8 settings of `gateway serve`.
+  applyServingV8Settings();
   const receiver = startNode([path.join(import.meta.dirname, "receiver.ts")], {}, "pipe");
   try {
     const receiverUrl = (JSON.parse(await firstLine(receiver)) as { url: string }).url;

@@ -1,10 +1,10 @@
 // gateway serve: runs the gateway until SIGTERM or SIGINT, then stops accepting, finishes in-flight requests and
 // closes its pools. On the first start of an empty store it creates the account "default" and prints one key.
-import v8 from "node:v8";
 import { Command } from "commander";
 import { loadConfig } from "../config.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
 import { turnBatchedDestination } from "./log-destination.ts";
+import { applyServingV8Settings } from "./v8-settings.ts";
 
 export function serveCommand(): Command {
   return new Command("serve")
@@ -12,16 +12,7 @@ export function serveCommand(): Command {
     .option("--port <port>", "port to listen on (default: PORT or 8080)")
     .option("--host <host>", "interface to bind (default: HOST or 127.0.0.1)")
     .action(async (options: { port?: string; host?: string }) => {
-      // Two V8 settings for a server whose garbage is almost all per-request and short-lived (bench/operations):
-      // - Allocation-site pretenuring allocates objects from a site straight in the old generation once most of them
-      //   were seen to survive a scavenge. Under load, whether the request objects in flight at a scavenge tip a site
-      //   over is a coin toss, and when it does, a stream of request garbage goes to the old generation: twice the
-      //   scavenge time and three times as many full collections for the rest of the process's life. Off, it stays
-      //   with the young generation, where dead objects cost nothing.
-      // - V8's default lets the old generation grow to about four times what is live before collecting it, which is
-      //   most of the peak RSS; doubling is enough headroom (about 70 MiB less at peak, no measurable cost).
-      v8.setFlagsFromString("--no-allocation-site-pretenuring");
-      v8.setFlagsFromString("--heap-growing-percent=100");
+      applyServingV8Settings();
       const env = {
         ...process.env,
         ...(options.port && { PORT: options.port }),
