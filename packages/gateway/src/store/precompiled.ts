@@ -25,3 +25,23 @@ export function precompile<Name extends string, DB = unknown>(
       ),
     );
 }
+
+/**
+ * A query whose shape depends on how many values it takes (an `IN` list), compiled once per count: `build` is given
+ * that many placeholders, and the returned function runs the statement for the count of the values it is called with.
+ */
+export function precompilePerCount<DB>(
+  db: Kysely<DB>,
+  build: (placeholders: never[]) => Compilable,
+): (values: readonly unknown[]) => Promise<QueryResult<unknown>> {
+  const byCount = new Map<number, (values: Record<string, unknown>) => Promise<QueryResult<unknown>>>();
+  return (values) => {
+    let statement = byCount.get(values.length);
+    if (!statement) {
+      statement = precompile<string, DB>(db, (p) => build(values.map((_, i) => p(String(i)))));
+      byCount.set(values.length, statement);
+    }
+    // Placeholders are named by position: the array itself maps each name to its value.
+    return statement(values as unknown as Record<string, unknown>);
+  };
+}

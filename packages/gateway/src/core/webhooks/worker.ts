@@ -1,7 +1,8 @@
 // The delivery worker: claims due deliveries, signs each afresh, POSTs it, and records the outcome. It runs on every
 // node; a recorded event on this node wakes it at once, otherwise it polls. Also purges events past retention.
-import type { Kysely } from "kysely";
+import type { Kysely, QueryResult } from "kysely";
 import type { StoreKind } from "../../store/database.ts";
+import { precompilePerCount } from "../../store/precompiled.ts";
 import type { Database, WebhookDeliveriesTable } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { Events } from "../events/events.ts";
@@ -42,6 +43,7 @@ interface ReadyAttempt {
 export class WebhookWorker {
   private readonly attemptLog: AttemptLog;
   private readonly claim: ClaimDueDeliveries;
+  private readonly eventBodies: (ids: readonly string[]) => Promise<QueryResult<unknown>>;
   /** Claimed and looked up, waiting for a free slot: the next batch is claimed while the current one is sent. */
   private readonly ready: ReadyAttempt[] = [];
   /** Attempts not yet recorded (stop waits for them). */
@@ -60,6 +62,10 @@ export class WebhookWorker {
   ) {
     this.attemptLog = new AttemptLog(deps.db, deps.clock);
     this.claim = claimDueDeliveries(deps.db, deps.kind);
+    // A batch names up to a concurrency's worth of events: the lookup is compiled once per count, not per batch.
+    this.eventBodies = precompilePerCount(deps.db, (ids) =>
+      deps.db.selectFrom("events").select(["id", "body"]).where("id", "in", ids),
+    );
   }
 
   start(): void {
@@ -104,7 +110,7 @@ export class WebhookWorker {
     const eventIds = [...new Set(claimed.map((d) => d.event_id))];
     const endpointIds = [...new Set(claimed.map((d) => d.endpoint_id))];
     const [bodies, urls, secrets] = await Promise.all([
-      db.selectFrom("events").select(["id", "body"]).where("id", "in", eventIds).execute(),
+      this.eventBodies(eventIds).then(({ rows }) => rows as { id: string; body: string }[]),
       db.selectFrom("webhook_endpoints").select(["id", "url"]).where("id", "in", endpointIds).execute(),
       endpoints.activeSecrets(endpointIds),
     ]);
