@@ -16,10 +16,10 @@ import { loadConfig } from "../../packages/gateway/src/config.ts";
 import { randomBase62 } from "../../packages/gateway/src/core/ids.ts";
 import { createGateway, type Gateway } from "../../packages/gateway/src/gateway.ts";
 import { platformProvider } from "../../packages/gateway/src/providers/platform/manifest.ts";
-import { printTable, round } from "../shared/load.ts";
+import { median, printTable, round } from "../shared/load.ts";
 import { firstLine, startNode } from "../shared/processes.ts";
 import { benchProvider } from "./provider.ts";
-import { median, type Sample, sample } from "./sample.ts";
+import { type Sample, sample } from "./sample.ts";
 
 const postgresUrl = process.env.GATEWAY_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const redisUrl = process.env.GATEWAY_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";

@@ -48,8 +48,3 @@ export async function sample(
     failures: result.non2xx + result.errors + result.timeouts,
   };
 }
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type LoadResult, printTable, round, runLoad } from "../shared/load.ts";
+import { type LoadResult, median, printTable, round, runLoad } from "../shared/load.ts";
 import { type Child, firstLine, runGatewayCli, startGatewayCli, startNode, waitForHttp } from "../shared/processes.ts";
 
 const productId = "cat-prd-0042";
@@ -22,12 +22,6 @@ interface Measurement extends LoadResult {
   proxyCpuMicros: number;
   sandboxCpuMicros: number;
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
 
 export async function run(
   seconds = Number(process.env.BENCH_SECONDS ?? 5),

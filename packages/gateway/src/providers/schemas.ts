@@ -21,13 +21,15 @@ export const Money = Type.Object(
 );
 
 /** A JSON value as TypeScript sees it. */
-export type JsonValueType = string | number | boolean | null | JsonValueType[] | { [key: string]: JsonValueType };
+type JsonValueType = string | number | boolean | null | JsonValueType[] | { [key: string]: JsonValueType };
+
+const jsonTypes = ["string", "number", "boolean", "null", "array", "object"];
 
 /** The recursive generic JSON value of the seed (catalogue responses), as documented and typed. */
 export const JsonValue: TSchema = Type.Unsafe<JsonValueType>({
   $id: "JsonValue",
   title: "JsonValue",
-  type: ["string", "number", "boolean", "null", "array", "object"],
+  type: [...jsonTypes],
   items: { $ref: "JsonValue" },
   additionalProperties: { $ref: "JsonValue" },
 });
@@ -38,10 +40,7 @@ export const JsonValue: TSchema = Type.Unsafe<JsonValueType>({
  * The deep form walks every node of every catalogue answer, building a path string and an options object per node:
  * 8 KB of the 48 KB a catalog:product_detail request allocated (17 KB of 57 KB as an `anyOf` of the six types).
  */
-const JsonValueCheck: TSchema = Type.Unsafe({
-  $id: "JsonValue",
-  type: ["string", "number", "boolean", "null", "array", "object"],
-});
+const JsonValueCheck: TSchema = Type.Unsafe({ $id: "JsonValue", type: [...jsonTypes] });
 
 /** Schemas with an `$id`, referenced with Type.Ref: added once to the validator and to the OpenAPI components. */
 export const sharedSchemas: TSchema[] = [JsonValue];

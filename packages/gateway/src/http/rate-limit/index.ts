@@ -20,7 +20,7 @@ export const policyHeader = (policy: RateLimitPolicy) => `"default";q=${policy.p
 
 export const limitHeader = (remaining: number, seconds: number) => `"default";r=${remaining};t=${seconds}`;
 
-export const retryAfterSeconds = (decision: RateLimitDecision) => Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+const retryAfterSeconds = (decision: RateLimitDecision) => Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
 
 export function rateLimit(deps: RateLimitDeps) {
   return function registerRateLimit(app: FastifyInstance): void {
