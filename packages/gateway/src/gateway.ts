@@ -54,7 +54,16 @@ export interface GatewayOptions {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const storeOptions: StoreOptions = { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
+  let log: FastifyInstance["log"] | undefined;
+  const storeOptions: StoreOptions = {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    // A serving gateway on SQLite never waits for a checkpoint of the write-ahead log (store/checkpointer.ts).
+    backgroundCheckpoints: {
+      onError: (error) =>
+        log?.error({ err: error }, "background checkpoints stopped; SQLite checkpoints on commit again"),
+    },
+  };
   if (options.storeSchema) storeOptions.schema = options.storeSchema;
   const store: Store = openStore(storeOptions);
   const closers: (() => Promise<void>)[] = [() => store.close()];
@@ -64,7 +73,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     const metrics = createMetrics();
     const masterKey = resolveMasterKey(config);
     const secretBox = new SecretBox(masterKey.key);
-    let log: FastifyInstance["log"] | undefined;
     const webhooks = createWebhookServices({
       store,
       clock,

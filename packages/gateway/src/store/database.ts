@@ -4,6 +4,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
+import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from "./checkpointer.ts";
 import { migrationProvider } from "./migrations/index.ts";
 import type { Database } from "./schema.ts";
 import { withStatementCache } from "./statement-cache.ts";
@@ -18,6 +19,8 @@ export interface Store {
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** SQLite with background checkpoints: the worker that runs them. */
+  readonly checkpointer?: Checkpointer;
 }
 
 export interface StoreOptions {
@@ -26,6 +29,8 @@ export interface StoreOptions {
   /** PostgreSQL schema to use instead of `public` (tests isolate themselves this way). */
   schema?: string;
   poolSize?: number;
+  /** SQLite: checkpoint the write-ahead log on a worker thread instead of on the committing connection. */
+  backgroundCheckpoints?: CheckpointerOptions;
 }
 
 // int8 and numeric columns come back from pg as strings; our times and counts fit in a double.
@@ -34,13 +39,25 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 export function openStore(options: StoreOptions): Store {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
   fs.mkdirSync(options.dataDir, { recursive: true });
-  const sqlite = new SQLite(path.join(options.dataDir, "gateway.db"));
+  const file = path.join(options.dataDir, "gateway.db");
+  const sqlite = new SQLite(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return finishStore(db, "sqlite", undefined);
+  const store = finishStore(db, "sqlite", undefined);
+  if (!options.backgroundCheckpoints) return store;
+  const checkpointer = startCheckpointer(sqlite, file, options.backgroundCheckpoints);
+  return {
+    ...store,
+    checkpointer,
+    async close() {
+      // The serving connection closes last: as the last connection it checkpoints what is left and removes the log.
+      await checkpointer.close();
+      await store.close();
+    },
+  };
 }
 
 function openPostgres(url: string, options: StoreOptions): Store {
