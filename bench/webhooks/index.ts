@@ -47,6 +47,8 @@ export async function backlog(kind: "sqlite" | "postgres", receiverUrl: string, 
     dataDir,
     databaseUrl: kind === "postgres" ? postgresUrl : undefined,
     ...(kind === "postgres" && { schema, poolSize: 10 }),
+    // As `gateway serve` opens it: SQLite's log checkpointed on a worker thread.
+    backgroundCheckpoints: { onError: (error) => console.error("background checkpoints stopped", error) },
   });
   await store.migrate();
   await new Accounts(store.db, systemClock).ensure("default");
