@@ -19,7 +19,11 @@ afterEach(async () => {
 function open(dataDir: string, options: { onError?(error: Error): void; onCheckpoint?(r: CheckpointResult): void }) {
   const store = openStore({
     dataDir,
-    backgroundCheckpoints: { intervalMs: 10, onError: options.onError ?? (() => {}), onCheckpoint: options.onCheckpoint },
+    backgroundCheckpoints: {
+      intervalMs: 10,
+      onError: options.onError ?? (() => {}),
+      onCheckpoint: options.onCheckpoint,
+    },
   });
   stores.push(store);
   return store;
