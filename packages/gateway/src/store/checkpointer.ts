@@ -17,7 +17,7 @@ export interface CheckpointerOptions {
   /** Called when the worker fails; the serving connection has gone back to SQLite's own checkpoints by then. */
   onError(error: Error): void;
   /** Called after each checkpoint that copied frames (tests, metrics). */
-  onCheckpoint?(result: CheckpointResult): void;
+  onCheckpoint?: ((result: CheckpointResult) => void) | undefined;
 }
 
 /** What `PRAGMA wal_checkpoint(PASSIVE)` answered: frames in the log, and how many of them are in the database. */
