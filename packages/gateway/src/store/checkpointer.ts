@@ -16,7 +16,7 @@ export interface CheckpointerOptions {
   backstopPages?: number;
   /** Called when the worker fails; the serving connection has gone back to SQLite's own checkpoints by then. */
   onError(error: Error): void;
-  /** Called after each checkpoint that copied frames (tests, metrics). */
+  /** Called after each checkpoint that copied frames (tests); without it the worker posts nothing. */
   onCheckpoint?: ((result: CheckpointResult) => void) | undefined;
 }
 
@@ -45,7 +45,7 @@ const db = new Database(workerData.file, { fileMustExist: true });
 let last = -1;
 const timer = setInterval(() => {
   const [row] = db.pragma("wal_checkpoint(PASSIVE)");
-  if (row.busy === 0 && row.checkpointed > 0 && row.checkpointed !== last) {
+  if (workerData.report && row.busy === 0 && row.checkpointed > 0 && row.checkpointed !== last) {
     parentPort.postMessage({ logFrames: row.log, checkpointedFrames: row.checkpointed });
   }
   last = row.checkpointed;
@@ -68,7 +68,12 @@ export function startCheckpointer(
   serving.pragma(`journal_size_limit = ${backstopPages * pageSize}`);
   const worker = new Worker(workerSource, {
     eval: true,
-    workerData: { driver: createRequire(import.meta.url).resolve("better-sqlite3"), file, intervalMs },
+    workerData: {
+      driver: createRequire(import.meta.url).resolve("better-sqlite3"),
+      file,
+      intervalMs,
+      report: onCheckpoint !== undefined,
+    },
   });
   worker.unref();
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
@@ -79,7 +84,7 @@ export function startCheckpointer(
     if (serving.open) serving.pragma(`wal_autocheckpoint = ${sqliteDefaultPages}`);
     onError(error);
   };
-  worker.on("message", (result: CheckpointResult) => onCheckpoint?.(result));
+  if (onCheckpoint) worker.on("message", onCheckpoint);
   worker.on("error", fallBack);
   worker.on("exit", (code) => fallBack(new Error(`The checkpoint worker stopped (exit code ${code})`)));
   return {

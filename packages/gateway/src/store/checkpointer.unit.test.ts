@@ -66,7 +66,6 @@ describe("background checkpoints", () => {
     await write(db, 1_500);
     await until(() => results.some((r) => r.checkpointedFrames === r.logFrames), "a complete checkpoint");
     expect(results.every((r) => r.checkpointedFrames > 0 && r.checkpointedFrames <= r.logFrames)).toBe(true);
-    expect(Math.max(...results.map((r) => r.logFrames))).toBeGreaterThan(0);
   });
 
   it("hand checkpoints back to the serving connection when the worker stops", async () => {
