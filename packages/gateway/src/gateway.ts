@@ -60,8 +60,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     dataDir: config.dataDir,
     // A serving gateway on SQLite never waits for a checkpoint of the write-ahead log (store/checkpointer.ts).
     backgroundCheckpoints: {
-      onError: (error) =>
-        log?.error({ err: error }, "background checkpoints stopped; SQLite checkpoints on commit again"),
+      onError: (error, restartInMs) =>
+        log?.error(
+          { err: error, restart_in_ms: restartInMs },
+          "background checkpoints stopped; SQLite checkpoints on commit until the worker restarts",
+        ),
     },
   };
   if (options.storeSchema) storeOptions.schema = options.storeSchema;

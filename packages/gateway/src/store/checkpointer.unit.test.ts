@@ -1,6 +1,7 @@
 // Background checkpoints of the SQLite store (checkpointer.ts), on a real database file: the worker copies the log
 // into the database while the serving connection only keeps a distant backstop; a worker that stops hands
-// checkpoints back to the serving connection; closing leaves the data in the database file and no log behind.
+// checkpoints back to the serving connection until a new worker starts; closing leaves the data in the database file
+// and no log behind.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -16,11 +17,17 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function open(dataDir: string, options: { onError?(error: Error): void; onCheckpoint?(r: CheckpointResult): void }) {
+interface Listeners {
+  onError?(error: Error, restartInMs: number): void;
+  onCheckpoint?(result: CheckpointResult): void;
+}
+
+function open(dataDir: string, options: Listeners, restartDelayMs = 60_000) {
   const store = openStore({
     dataDir,
     backgroundCheckpoints: {
       intervalMs: 10,
+      restartDelayMs,
       onError: options.onError ?? (() => {}),
       onCheckpoint: options.onCheckpoint,
     },
@@ -68,16 +75,35 @@ describe("background checkpoints", () => {
     expect(results.every((r) => r.checkpointedFrames > 0 && r.checkpointedFrames <= r.logFrames)).toBe(true);
   });
 
-  it("hand checkpoints back to the serving connection when the worker stops", async () => {
-    const errors: Error[] = [];
-    const store = open(tempDir(), { onError: (error) => errors.push(error) });
+  it("hand checkpoints back to the serving connection when the worker stops, then start a new worker", async () => {
+    const errors: { error: Error; restartInMs: number }[] = [];
+    const results: CheckpointResult[] = [];
+    const store = open(
+      tempDir(),
+      { onError: (error, restartInMs) => errors.push({ error, restartInMs }), onCheckpoint: (r) => results.push(r) },
+      300,
+    );
     const db = store.db as unknown as Kysely<unknown>;
-    await store.checkpointer?.worker.terminate();
+    const first = store.checkpointer?.worker;
+    await first?.terminate();
     await until(() => errors.length > 0, "the error report");
     expect(errors).toHaveLength(1);
-    expect(errors[0]?.message).toMatch(/^The checkpoint worker stopped \(exit code \d+\)$/);
+    expect(errors[0]?.error.message).toMatch(/^The checkpoint worker stopped \(exit code \d+\)$/);
+    expect(errors[0]?.restartInMs).toBe(300);
     expect(await pragma(db, "wal_autocheckpoint")).toBe(1_000);
     await write(db, 10);
+
+    // After the delay a new worker runs, the backstop is distant again, and the new worker's checkpoints copy the log.
+    await until(() => store.checkpointer?.worker !== first, "a new worker");
+    expect(await pragma(db, "wal_autocheckpoint")).toBe(16_384);
+    results.length = 0;
+    await write(db, 1_200);
+    await until(() => results.some((r) => r.checkpointedFrames === r.logFrames), "a complete checkpoint");
+
+    // A second failure waits twice as long.
+    await store.checkpointer?.worker.terminate();
+    await until(() => errors.length > 1, "the second error report");
+    expect(errors[1]?.restartInMs).toBe(600);
     await store.close();
   });
 
