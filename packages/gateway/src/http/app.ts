@@ -65,7 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("onRoute", (route) => {
     const source = route.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+");
     for (const method of [route.method].flat()) {
-      if (method !== "HEAD") routes.push({ method, pattern: new RegExp(`^${source}/?$`) });
+      if (method !== "HEAD") routes.push({ method, pattern: new RegExp(`^${source}$`) });
     }
   });
   const allowedMethods = (path: string) => [

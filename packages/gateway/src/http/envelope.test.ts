@@ -169,4 +169,25 @@ describe("malformed requests", () => {
     const response = await fetch(`${t.url}/nowhere`);
     expectError({ response, json: await response.json() }, 404, "not_found", "No route GET /nowhere");
   });
+
+  it("answers a path with a trailing slash with 404 not_found naming the path meant", async () => {
+    const slashed = await post("/v1/platform/list_api_keys/");
+    expect(slashed.response.headers.get("allow")).toBeNull();
+    expectError(
+      slashed,
+      404,
+      "not_found",
+      "No route POST /v1/platform/list_api_keys/; did you mean /v1/platform/list_api_keys (without the trailing slash)?",
+    );
+    // The wrong method on a slashed path is still no route: only the exact path has methods.
+    const response = await fetch(`${t.url}/v1/platform/list_api_keys/`, {
+      headers: { authorization: `Bearer ${t.key}` },
+    });
+    expectError(
+      { response, json: await response.json() },
+      404,
+      "not_found",
+      "No route GET /v1/platform/list_api_keys/",
+    );
+  });
 });

@@ -69,6 +69,15 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
         invalidRequest(`${request.method} is not allowed on ${path}; use ${allowed.join(" or ")}`),
       );
     }
-    return sendError(reply, new GatewayError("not_found", `No route ${request.method} ${path}`));
+    // Paths are exact: a trailing slash names no route, and the answer says which path was meant.
+    const withoutSlash = path.replace(/\/+$/, "");
+    const meant = withoutSlash !== path && allowedMethods(withoutSlash).includes(request.method);
+    return sendError(
+      reply,
+      new GatewayError(
+        "not_found",
+        `No route ${request.method} ${path}${meant ? `; did you mean ${withoutSlash} (without the trailing slash)?` : ""}`,
+      ),
+    );
   });
 }
