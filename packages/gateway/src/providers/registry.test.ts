@@ -49,6 +49,29 @@ describe("the JsonValue schema", () => {
   });
 });
 
+describe("field problems", () => {
+  it("list each field once: the alternatives of an anyOf as one list of allowed values, without their type", () => {
+    const validate = ajv.compile({
+      type: "object",
+      properties: {
+        types: { type: "array", items: { anyOf: [{ const: "*" }, { type: "string", enum: ["a.b", "c.d"] }] } },
+        mode: { type: "string", enum: ["fast"] },
+        count: { type: "integer", minimum: 1 },
+      },
+      required: ["count"],
+      additionalProperties: false,
+    });
+    expect(validate({ types: ["*", "x", 3], mode: "slow", extra: 1 })).toBe(false);
+    expect(fieldProblems(validate.errors)).toEqual([
+      { path: "/count", message: "is required" },
+      { path: "/extra", message: "is not an allowed property" },
+      { path: "/types/1", message: 'must be one of "*", "a.b", "c.d"' },
+      { path: "/types/2", message: 'must be one of "*", "a.b", "c.d"' },
+      { path: "/mode", message: 'must be "fast"' },
+    ]);
+  });
+});
+
 describe("every upstream operation over real HTTP", () => {
   let t: TestGateway;
   beforeAll(async () => {

@@ -84,6 +84,9 @@ export class Registry {
 
 /** Ajv's errors as the envelope's `details`: one entry per problem, JSON-pointer paths. */
 export function fieldProblems(errors: readonly ErrorObject[] | null | undefined): FieldProblem[] {
+  // The values a field may take, gathered from every `const` and `enum` that refused it: the alternatives of an
+  // anyOf (such as "*" or an event type) make one problem listing them all.
+  const allowedAt = new Map<string, string[]>();
   const problems = (errors ?? [])
     .filter((e) => !["anyOf", "oneOf", "if"].includes(e.keyword))
     .map((e) => {
@@ -91,12 +94,12 @@ export function fieldProblems(errors: readonly ErrorObject[] | null | undefined)
       if (e.keyword === "required") {
         return { path: `${e.instancePath}/${String(params.missingProperty)}`, message: "is required" };
       }
-      if (e.keyword === "enum") {
-        const allowed = (params.allowedValues as unknown[]).map((v) => JSON.stringify(v));
-        return {
-          path: e.instancePath,
-          message: `must be ${allowed.length === 1 ? "" : "one of "}${allowed.join(", ")}`,
-        };
+      if (e.keyword === "enum" || e.keyword === "const") {
+        const values = e.keyword === "enum" ? (params.allowedValues as unknown[]) : [params.allowedValue];
+        const allowed = allowedAt.get(e.instancePath) ?? [];
+        allowed.push(...values.map((v) => JSON.stringify(v)));
+        allowedAt.set(e.instancePath, allowed);
+        return { path: e.instancePath, message: "" };
       }
       if (e.keyword === "additionalProperties") {
         return {
@@ -104,7 +107,15 @@ export function fieldProblems(errors: readonly ErrorObject[] | null | undefined)
           message: "is not an allowed property",
         };
       }
+      if (e.keyword === "type") return { path: e.instancePath, message: e.message ?? "is invalid", type: true };
       return { path: e.instancePath, message: e.message ?? "is invalid" };
+    })
+    // A field with a list of allowed values is told that list, not also its type.
+    .filter((problem) => !("type" in problem && allowedAt.has(problem.path)))
+    .map((problem) => {
+      if (problem.message !== "") return { path: problem.path, message: problem.message };
+      const allowed = allowedAt.get(problem.path) ?? [];
+      return { path: problem.path, message: `must be ${allowed.length === 1 ? "" : "one of "}${allowed.join(", ")}` };
     });
   const seen = new Set<string>();
   return problems.filter((p) => {

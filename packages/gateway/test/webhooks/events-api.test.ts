@@ -118,6 +118,10 @@ describe("event API", () => {
       event_types: ["order.updated", "nope.nope"],
     });
     expect(badTypes.status).toBe(400);
+    const badDetails = ((await badTypes.json()) as Json).error.details as { path: string; message: string }[];
+    expect(badDetails).toHaveLength(1);
+    expect(badDetails[0]?.path).toBe("/event_types/1");
+    expect(badDetails[0]?.message).toMatch(/^must be one of "\*", "reservation\.confirmed", .*"test\.event"$/);
     const star = await setup.gateway.call("platform", "set_webhook_endpoint", {
       url: setup.receiver.url,
       event_types: ["*", "order.updated"],
