@@ -118,7 +118,8 @@ describe("event API", () => {
       event_types: ["order.updated", "nope.nope"],
     });
     expect(badTypes.status).toBe(400);
-    const badDetails = ((await badTypes.json()) as Json).error.details as { path: string; message: string }[];
+    const badBody = (await badTypes.json()) as { error: { details: { path: string; message: string }[] } };
+    const badDetails = badBody.error.details;
     expect(badDetails).toHaveLength(1);
     expect(badDetails[0]?.path).toBe("/event_types/1");
     expect(badDetails[0]?.message).toMatch(/^must be one of "\*", "reservation\.confirmed", .*"test\.event"$/);
