@@ -1,4 +1,4 @@
-// Request bodies: JSON objects only, at most 1 MiB, the raw bytes kept. Everything else is a clear 400.
+// Request bodies: uncompressed JSON objects only, at most 1 MiB, the raw bytes kept. Everything else is a clear 400.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import secureJson from "secure-json-parse";
 import { invalidRequest } from "../core/errors.ts";
@@ -16,13 +16,15 @@ export function registerBodyParsing(app: FastifyInstance): void {
       const raw = body as Buffer;
       (request as FastifyRequest).rawBody = raw;
       if (raw.length === 0) return done(null, undefined);
+      const encoding = encodingProblem(request);
+      if (encoding) return done(encoding, undefined);
       try {
         done(
           null,
           secureJson.parse(raw.toString("utf8"), undefined, { protoAction: "error", constructorAction: "error" }),
         );
       } catch (error) {
-        done(invalidRequest(`The body is not valid JSON: ${(error as Error).message}`), undefined);
+        done(invalidRequest(`The body is not valid JSON: ${syntaxProblem(error as Error)}`), undefined);
       }
     },
   );
@@ -43,6 +45,16 @@ export function registerBodyParsing(app: FastifyInstance): void {
     );
   });
 }
+
+/** A compressed body is refused by name, rather than parsed as JSON and reported as garbage. */
+function encodingProblem(request: FastifyRequest) {
+  const encoding = request.headers["content-encoding"];
+  if (encoding === undefined || encoding.trim().toLowerCase() === "identity") return undefined;
+  return invalidRequest(`Content-Encoding ${encoding} is not supported; send the body uncompressed`);
+}
+
+/** V8's message without the excerpt of the body it quotes (bytes of the caller's own, possibly binary). */
+const syntaxProblem = (error: Error) => error.message.replace(/, ".*" is not valid JSON$/s, "");
 
 /** The body as an operation's input: absent means `{}`, anything but an object is refused. */
 export function bodyAsObject(body: unknown): Record<string, unknown> {

@@ -1,5 +1,6 @@
 // The wire format of the uniform route over real HTTP: success envelope, request ids, and every way a request can be
 // malformed, each answered with the exact error envelope.
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
 
@@ -11,7 +12,10 @@ afterAll(async () => t?.close());
 
 const requestIdPattern = /^req_[0-9A-Za-z]{20}$/;
 
-async function post(path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
+async function post(
+  path: string,
+  init: { body?: string | Uint8Array<ArrayBuffer>; headers?: Record<string, string> } = {},
+) {
   const response = await fetch(`${t.url}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${t.key}`, ...init.headers },
@@ -70,13 +74,30 @@ describe("success envelope", () => {
 describe("malformed requests", () => {
   const json = { "content-type": "application/json" };
 
-  it("refuses malformed JSON", async () => {
-    expectError(
-      await post("/v1/platform/list_api_keys", { body: '{"a":', headers: json }),
-      400,
-      "invalid_request",
-      /not valid JSON/,
-    );
+  it("refuses malformed JSON, naming the problem without quoting the body back", async () => {
+    for (const [body, problem] of [
+      ['{"a":', "Unexpected end of JSON input"],
+      ['{"card": 4242 x}', "Expected ',' or '}' after property value in JSON at position 14"],
+      ['{"card": x}', "Unexpected token 'x'"],
+    ]) {
+      const result = await post("/v1/platform/list_api_keys", { body: body as string, headers: json });
+      expectError(result, 400, "invalid_request", "");
+      expect(result.json.error.message).toBe(`The body is not valid JSON: ${problem}`);
+    }
+  });
+
+  it("refuses a compressed body by its Content-Encoding", async () => {
+    const result = await post("/v1/platform/list_api_keys", {
+      body: new Uint8Array(gzipSync('{"a":1}')),
+      headers: { ...json, "content-encoding": "gzip" },
+    });
+    expectError(result, 400, "invalid_request", "");
+    expect(result.json.error.message).toBe("Content-Encoding gzip is not supported; send the body uncompressed");
+    const identity = await post("/v1/platform/list_api_keys", {
+      body: "{}",
+      headers: { ...json, "content-encoding": "identity" },
+    });
+    expect(identity.response.status).toBe(200);
   });
 
   it("refuses a body that is not an object", async () => {
