@@ -9,7 +9,7 @@ import { type ConnectionView, toConnectionView } from "../core/connections/views
 import { Registry } from "../providers/registry.ts";
 import type { Store } from "../store/database.ts";
 import { runConnectFlow } from "./connect-flow.ts";
-import { clock, print, withStore } from "./shared.ts";
+import { clock, fetchOrSay, print, withStore } from "./shared.ts";
 
 interface Common {
   url?: string;
@@ -29,11 +29,15 @@ interface Envelope {
 }
 
 async function platform(options: Common, operation: string, body: unknown): Promise<Envelope> {
-  const response = await fetch(`${gatewayUrl(options)}/v1/platform/${operation}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${apiKey(options)}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
+  const response = await fetchOrSay(
+    `${gatewayUrl(options)}/v1/platform/${operation}`,
+    {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey(options)}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    },
+    "; is the gateway running there? Give its URL with --url or GATEWAY_PUBLIC_URL",
+  );
   const json = (await response.json()) as Envelope;
   if (!response.ok)
     throw new Error(`${operation}: ${json.error?.code ?? response.status}: ${json.error?.message ?? ""}`);

@@ -1,6 +1,7 @@
 // A minimal browser over fetch for the non-interactive connect flow: follows redirects by hand, keeps cookies per
 // origin, reads the forms of a page and submits them. Enough for the gateway's connect pages and a provider's
 // server-rendered login and consent forms; no scripts.
+import { fetchOrSay } from "./shared.ts";
 
 export interface Page {
   url: string;
@@ -84,7 +85,7 @@ export class FormBrowser {
     let request = init;
     for (let hops = 0; hops < 20; hops++) {
       this.visited.push(url);
-      const response = await fetch(url, {
+      const response = await fetchOrSay(url, {
         method: request.method,
         redirect: "manual",
         headers: { ...request.headers, ...this.cookieHeader(url), accept: "text/html" },

@@ -19,3 +19,17 @@ export const clock = systemClock;
 export function print(json: boolean, value: unknown, human: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
 }
+
+/**
+ * fetch, with a failure to connect said in words: which origin could not be reached and why (only the origin: a
+ * connect URL's query holds a session token).
+ */
+export async function fetchOrSay(url: string, init: RequestInit, hint = ""): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message ?? (error as Error).message;
+    throw new Error(`Could not reach ${new URL(url).origin} (${why})${hint}`);
+  }
+}

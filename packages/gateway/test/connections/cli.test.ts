@@ -3,7 +3,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testStore } from "../harness.ts";
+import { freePort, testStore } from "../harness.ts";
 import { platform, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
 
 const run = promisify(execFile);
@@ -78,6 +78,20 @@ describe("gateway connections", slow, () => {
     ]);
     await expect(failed).rejects.toMatchObject({
       stderr: expect.stringContaining("create_connect_session: invalid_request"),
+    });
+  });
+
+  it("says which gateway it could not reach, and how to name another", async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const failed = gateway(
+      ["connections", "create", "--provider", "shopping", "--external-ref", "x", "--url", closed],
+      {
+        GATEWAY_API_KEY: s.t.key,
+      },
+    );
+    await expect(failed).rejects.toMatchObject({
+      code: 1,
+      stderr: `gateway: Could not reach ${closed} (ECONNREFUSED); is the gateway running there? Give its URL with --url or GATEWAY_PUBLIC_URL\n`,
     });
   });
 });
