@@ -96,7 +96,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       store,
       clock,
       accounts: new Accounts(store.db, clock),
-      apiKeys: new ApiKeys(store.db, clock, config.keyCacheTtlMs),
+      apiKeys: new ApiKeys(store.db, clock, config.keyCacheTtlMs, registry),
       publicUrl: config.publicUrl,
       secretBox,
       events: webhooks.events,

@@ -1,5 +1,6 @@
 // The `gateway` command: one file per command, assembled here.
 import { Command } from "commander";
+import { GatewayError } from "../core/errors.ts";
 import { connectionsCommand } from "./connections.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
@@ -25,5 +26,8 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   process.stderr.write(`gateway: ${(error as Error).message}\n`);
+  // A refused input says what was wrong with each part, as the API's 400 details do.
+  const details = error instanceof GatewayError && Array.isArray(error.details) ? error.details : [];
+  for (const detail of details as { message?: unknown }[]) process.stderr.write(`  ${String(detail.message)}\n`);
   process.exitCode = 1;
 }

@@ -6,7 +6,7 @@ import type { ApiKeysTable, Database } from "../store/schema.ts";
 import type { Clock } from "./clock.ts";
 import { GatewayError, notFound } from "./errors.ts";
 import { newId, randomBase62 } from "./ids.ts";
-import { parseScopes } from "./scopes.ts";
+import { parseScopes, type ScopeTargets } from "./scopes.ts";
 
 export interface ApiKeyView {
   id: string;
@@ -94,10 +94,11 @@ export class ApiKeys {
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly cacheTtlMs: number,
+    private readonly scopeTargets: ScopeTargets,
   ) {}
 
   async create(input: CreateKeyInput): Promise<{ key: string; view: ApiKeyView }> {
-    const scopes = parseScopes(input.scopes);
+    const scopes = parseScopes(input.scopes, this.scopeTargets);
     const key = `gwk_${randomBase62(32)}`;
     const row: ApiKeysTable = {
       id: newId("key", 16),

@@ -1,22 +1,39 @@
 // Scope grammar: "*" | "<provider_id>" | "<provider_id>:<operation_id>". A key may call an operation when one of
-// its scopes covers it.
+// its scopes covers it. A scope names a provider and operation of this gateway: a misspelt one would make a key that
+// can call nothing it was meant to, so it is refused when the key is made.
 import { invalidRequest } from "./errors.ts";
+
+/** The providers and operations a scope may name (the registry). */
+export interface ScopeTargets {
+  provider(providerId: string): { operations: readonly { id: string }[] } | undefined;
+}
 
 const scopePattern = /^(\*|[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?)$/;
 
-export function parseScopes(input: readonly string[] | string): string[] {
+export function parseScopes(input: readonly string[] | string, targets: ScopeTargets): string[] {
   const list = typeof input === "string" ? input.split(/[\s,]+/).filter(Boolean) : [...input];
   if (list.length === 0)
     throw invalidRequest("At least one scope is required", [{ path: "/scopes", message: "empty" }]);
-  const problems = list
-    .map((scope, index) => ({ scope, index }))
-    .filter(({ scope }) => !scopePattern.test(scope))
-    .map(({ scope, index }) => ({
-      path: `/scopes/${index}`,
-      message: `"${scope}" is not a scope: use "*", "<provider_id>" or "<provider_id>:<operation_id>"`,
-    }));
+  const problems = list.flatMap((scope, index) => {
+    const message = scopeProblem(scope, targets);
+    return message === undefined ? [] : [{ path: `/scopes/${index}`, message }];
+  });
   if (problems.length > 0) throw invalidRequest("Invalid scopes", problems);
   return [...new Set(list)];
+}
+
+function scopeProblem(scope: string, targets: ScopeTargets): string | undefined {
+  if (!scopePattern.test(scope)) {
+    return `"${scope}" is not a scope: use "*", "<provider_id>" or "<provider_id>:<operation_id>"`;
+  }
+  if (scope === "*") return undefined;
+  const [providerId, operationId] = scope.split(":") as [string, string | undefined];
+  const provider = targets.provider(providerId);
+  if (!provider) return `"${scope}": there is no provider "${providerId}"; GET /v1/operations lists them`;
+  if (operationId !== undefined && !provider.operations.some((operation) => operation.id === operationId)) {
+    return `"${scope}": the ${providerId} provider has no operation "${operationId}"`;
+  }
+  return undefined;
 }
 
 export function scopesAllow(scopes: readonly string[], providerId: string, operationId: string): boolean {

@@ -106,6 +106,27 @@ describe("403 scope_denied", () => {
     expect(same.response.status).toBe(200);
     expect(same.json.data.key).toMatch(/^gwk_[0-9A-Za-z]{32}$/);
   });
+  it("refuses scopes that name no provider or operation of this gateway, each by its place in the list", async () => {
+    const before = (await call(t.key, "list_api_keys")).json.data.api_keys.length;
+    const typo = await call(t.key, "create_api_key", { scopes: ["catalog", "catalgo", "catalog:product_detial"] });
+    expect(typo.response.status).toBe(400);
+    expect(typo.json).toEqual({
+      error: {
+        code: "invalid_request",
+        message: "Invalid scopes",
+        request_id: typo.response.headers.get("x-request-id"),
+        retryable: false,
+        details: [
+          { path: "/scopes/1", message: '"catalgo": there is no provider "catalgo"; GET /v1/operations lists them' },
+          {
+            path: "/scopes/2",
+            message: '"catalog:product_detial": the catalog provider has no operation "product_detial"',
+          },
+        ],
+      },
+    });
+    expect((await call(t.key, "list_api_keys")).json.data.api_keys).toHaveLength(before);
+  });
 });
 
 describe("keys are stored hashed and listed without secrets", () => {

@@ -43,6 +43,11 @@ export function createAjv(): Ajv {
   return ajv;
 }
 
+/** The providers' manifests looked up by id, without compiling their schemas (what the CLI needs to check scopes). */
+export const manifests = {
+  provider: (providerId: string) => providers.find((provider) => provider.id === providerId),
+};
+
 export class Registry {
   readonly providers: readonly ProviderDefinition[];
   /** Every schema with an `$id` that operations may reference. */

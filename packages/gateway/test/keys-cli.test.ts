@@ -1,0 +1,85 @@
+// `gateway keys create|list|revoke` as a separate process on the store of a running gateway: the key printed once
+// (SPEC §2's JSON shape), accepted by the gateway; scopes checked against the providers; revocation seen by the
+// gateway. (SQLite only: the CLI opens the store the environment names.)
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway, testStore } from "./harness.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+let t: TestGateway;
+
+function gatewayCli(args: string[]) {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", ...args], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, GATEWAY_DATA_DIR: t.config.dataDir, GATEWAY_DATABASE_URL: "" },
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const listKeys = (key: string) =>
+  fetch(`${t.url}/v1/platform/list_api_keys`, { method: "POST", headers: { authorization: `Bearer ${key}` } });
+
+describe.skipIf(testStore() !== "sqlite")("gateway keys", { timeout: 60_000 }, () => {
+  beforeAll(async () => {
+    t = await startTestGateway({ env: { GATEWAY_KEY_CACHE_TTL_MS: "200" } });
+  });
+  afterAll(() => t?.close());
+
+  it("create --scopes '*' --json prints id, key, account_id and scopes, once; the gateway accepts the key", async () => {
+    const created = gatewayCli(["keys", "create", "--scopes", "*", "--json"]);
+    expect(created.status).toBe(0);
+    expect(created.stderr).toBe("");
+    const printed = JSON.parse(created.stdout);
+    expect(Object.keys(printed)).toEqual(["id", "key", "account_id", "scopes"]);
+    expect(printed).toEqual({
+      id: expect.stringMatching(/^key_[0-9A-Za-z]{16}$/),
+      key: expect.stringMatching(/^gwk_[0-9A-Za-z]{32}$/),
+      account_id: "default",
+      scopes: ["*"],
+    });
+    expect((await listKeys(printed.key)).status).toBe(200);
+
+    const listed = gatewayCli(["keys", "list", "--json"]);
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).not.toContain(printed.key);
+    expect(JSON.parse(listed.stdout)).toContainEqual(
+      expect.objectContaining({ id: printed.id, key_prefix: printed.key.slice(0, 8), revoked_at: null }),
+    );
+  });
+
+  it("refuses scopes that are malformed or name nothing on this gateway, saying why for each", () => {
+    const refused = gatewayCli(["keys", "create", "--scopes", "catalog,catalgo,opendata:holidays,Bad!"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toBe(
+      [
+        "gateway: Invalid scopes",
+        '  "catalgo": there is no provider "catalgo"; GET /v1/operations lists them',
+        '  "opendata:holidays": the opendata provider has no operation "holidays"',
+        '  "Bad!" is not a scope: use "*", "<provider_id>" or "<provider_id>:<operation_id>"',
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("revoke: the gateway refuses the key once its cache entry expires", async () => {
+    const { key, id } = JSON.parse(gatewayCli(["keys", "create", "--scopes", "platform", "--json"]).stdout);
+    expect((await listKeys(key)).status).toBe(200);
+    const revoked = gatewayCli(["keys", "revoke", id]);
+    expect(revoked).toMatchObject({ status: 0, stdout: `Revoked ${id}.\n` });
+    const deadline = Date.now() + 10_000;
+    let status = 200;
+    while (status !== 401 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await listKeys(key)).status;
+    }
+    expect(status).toBe(401);
+    expect(gatewayCli(["keys", "revoke", "key_nope"])).toMatchObject({
+      status: 1,
+      stderr: "gateway: No API key key_nope\n",
+    });
+  });
+});
