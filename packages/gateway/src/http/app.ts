@@ -15,7 +15,7 @@ import type { UpstreamClient } from "../providers/upstream.ts";
 import { createAuthenticator, type TokenResolver } from "./auth.ts";
 import { bodyLimitBytes, registerBodyParsing } from "./body.ts";
 import { docsRoutes } from "./docs.ts";
-import { registerErrorHandling } from "./error-handler.ts";
+import { answerClientError, answerFrameworkError, registerErrorHandling } from "./error-handler.ts";
 import type { Metrics } from "./metrics.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { operatorRoutes } from "./operator.ts";
@@ -56,6 +56,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A hop count trusts that many proxies in front of the gateway (as proxy-addr counts hops).
     trustProxy: typeof trust === "number" ? (_address: string, hop: number) => hop < trust : trust,
     genReqId: () => `req_${nextRequestId()}`,
+    // The router's refusals bypass the hooks: their answers are observed (logged, counted) once sent.
+    frameworkErrors: (error, request, reply) => {
+      reply.raw.once("finish", () => observe(request, reply));
+      answerFrameworkError(error, request, reply);
+    },
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, `req_${nextRequestId()}`),
     return503OnClosing: true,
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: false },
@@ -80,15 +86,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   const observers = [requestLog, requestMetrics(deps.metrics), ...(deps.observers ?? [])];
-  app.addHook("onResponse", (request, reply, done) => {
-    for (const observe of observers) {
+  function observe(request: FastifyRequest, reply: FastifyReply): void {
+    for (const observer of observers) {
       try {
-        observe(request, reply);
+        observer(request, reply);
       } catch (error) {
         // The answer has gone out; a failing observer must cost neither the other observers nor the process.
         request.log.error({ err: error, request_id: request.id }, "a request observer failed");
       }
     }
+  }
+  app.addHook("onResponse", (request, reply, done) => {
+    observe(request, reply);
     done();
   });
 

@@ -1,5 +1,6 @@
 // The wire format of the uniform route over real HTTP: success envelope, request ids, and every way a request can be
 // malformed, each answered with the exact error envelope.
+import net from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
@@ -211,4 +212,56 @@ describe("malformed requests", () => {
       "No route GET /v1/platform/list_api_keys/",
     );
   });
+
+  it("answers what the router refuses (a malformed or over-long path) with the envelope", async () => {
+    const badEscape = await post("/v1/%zz/op");
+    expectError(badEscape, 400, "invalid_request", "");
+    expect(badEscape.json.error.message).toBe("The request path is not valid: it has a malformed percent-encoding");
+    const long = await post(`/v1/opendata/${"a".repeat(200)}`);
+    expectError(long, 404, "not_found", "");
+    expect(long.json.error.message).toBe("The request path has a segment over 100 characters: no route is named so");
+  });
+});
+
+describe("requests Node's HTTP parser refuses", () => {
+  /** Sends raw bytes and reads the whole answer: the gateway closes the connection after it. */
+  async function raw(bytes: string): Promise<{ head: string[]; json: Record<string, any> }> {
+    const { port, hostname } = new URL(t.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () => socket.end(bytes));
+      let text = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk) => {
+        text += chunk;
+      });
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    const [head = "", body = ""] = answer.split("\r\n\r\n");
+    return { head: head.split("\r\n"), json: JSON.parse(body) };
+  }
+
+  for (const [name, bytes, message] of [
+    [
+      "headers over 16 KiB",
+      `GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`,
+      "The request headers are larger than the 16 KiB limit",
+    ],
+    ["a malformed request line", "GARBAGE\r\n\r\n", "The request is not valid HTTP/1.1"],
+  ] as const) {
+    it(`answers ${name} with the envelope and closes the connection`, async () => {
+      const { head, json } = await raw(bytes);
+      const requestId = head.find((line) => line.startsWith("x-request-id: "))?.slice("x-request-id: ".length);
+      expect(requestId).toMatch(requestIdPattern);
+      const body = JSON.stringify(json);
+      expect(head).toEqual([
+        "HTTP/1.1 400 Bad Request",
+        "content-type: application/json; charset=utf-8",
+        `content-length: ${Buffer.byteLength(body)}`,
+        `x-request-id: ${requestId}`,
+        "connection: close",
+      ]);
+      expect(json).toEqual({ error: { code: "invalid_request", message, request_id: requestId, retryable: false } });
+    });
+  }
 });

@@ -1,4 +1,6 @@
-// The one place where errors become responses: every non-2xx answer is the seed's error envelope.
+// The one place where errors become responses: every non-2xx answer is the seed's error envelope, including those
+// Fastify's router and Node's HTTP parser would otherwise answer in their own formats.
+import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
 
@@ -80,4 +82,50 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
       ),
     );
   });
+}
+
+/** Fastify's `frameworkErrors`: what its router refuses before any route or hook (a malformed or over-long path). */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header("x-request-id", request.id);
+  switch (error.code) {
+    case "FST_ERR_BAD_URL":
+      sendError(reply, invalidRequest("The request path is not valid: it has a malformed percent-encoding"));
+      return;
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      sendError(
+        reply,
+        new GatewayError("not_found", "The request path has a segment over 100 characters: no route is named so"),
+      );
+      return;
+    default:
+      request.log.error({ err: error, request_id: request.id }, "router error");
+      sendError(reply, new GatewayError("internal_error", "The request failed inside the gateway"));
+  }
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused the bytes before there was a request (headers over
+ * 16 KiB, a malformed request line or header, a request not received in time). Answered on the socket with the
+ * envelope and a fresh request id, and the connection closed, as the parser cannot find where a next request starts.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, requestId: string): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const message =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? "The request headers are larger than the 16 KiB limit"
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? "The request was not received completely in time"
+        : "The request is not valid HTTP/1.1";
+  const body = JSON.stringify(errorEnvelope(invalidRequest(message), requestId));
+  if (socket.writable) {
+    socket.write(
+      "HTTP/1.1 400 Bad Request\r\n" +
+        "content-type: application/json; charset=utf-8\r\n" +
+        `content-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${requestId}\r\n` +
+        "connection: close\r\n\r\n" +
+        body,
+    );
+  }
+  socket.destroy(error);
 }
