@@ -2,7 +2,7 @@
 // Idempotency-Key and replayed (the operation ran once), 429 waits exactly Retry-After, 400 and 409 are never
 // retried, the cap holds, and an AbortSignal stops both the wait and the request in flight.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway } from "../../gateway/test/harness.ts";
+import { freePort, startTestGateway, type TestGateway } from "../../gateway/test/harness.ts";
 import {
   ConflictError,
   GatewayClient,
@@ -105,6 +105,16 @@ describe("a state-changing call whose answer was lost", () => {
     expect(attempts).toHaveLength(2);
     await expect(sdk.platform.listApiKeys({}, { maxRetries: 0 })).rejects.toBeInstanceOf(GatewayConnectionError);
     expect(attempts).toHaveLength(3);
+  });
+
+  it("names the reason a connection failed under fetch's own message", async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const sdk = new GatewayClient({ apiKey: "gwk_unused", baseUrl: closed, maxRetries: 0 });
+    const error = await sdk.platform.listApiKeys().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayConnectionError);
+    expect((error as Error).message).toBe(
+      `POST ${closed}/v1/platform/list_api_keys failed: fetch failed (ECONNREFUSED)`,
+    );
   });
 });
 

@@ -58,7 +58,7 @@ export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutco
     if (request.signal?.aborted) throw request.signal.reason;
     const message = attempt.timedOut
       ? `No complete answer from ${request.method} ${request.url} within ${request.timeoutMs} ms`
-      : `${request.method} ${request.url} failed: ${cause instanceof Error ? cause.message : String(cause)}`;
+      : `${request.method} ${request.url} failed: ${describeFailure(cause)}`;
     return {
       ok: false,
       error: new GatewayConnectionError({ message, timedOut: attempt.timedOut, cause }),
@@ -67,6 +67,14 @@ export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutco
   } finally {
     attempt.done();
   }
+}
+
+/** fetch's own message ("fetch failed") with the reason underneath it, such as ECONNREFUSED or a TLS error. */
+function describeFailure(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const inner = (cause as Error & { cause?: { code?: unknown; message?: unknown } }).cause;
+  const reason = typeof inner?.code === "string" ? inner.code : typeof inner?.message === "string" ? inner.message : "";
+  return reason && !cause.message.includes(reason) ? `${cause.message} (${reason})` : cause.message;
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
