@@ -123,6 +123,8 @@ export interface PlatformCreateConnectSessionOutput {
 export interface PlatformListConnectionsInput {
   /** Your own reference for the end user (a user id of your app); maps to one live connection per provider. */
   external_ref?: string;
+  /** Only connections whose external_ref starts so. */
+  external_ref_prefix?: string;
   /** A provider with credentials operations, e.g. `shopping`. */
   provider_id?: string;
   /** Cursor from a previous page's `pagination.next_cursor`. */
@@ -438,7 +440,7 @@ export interface PlatformOperations {
   /**
    * List connections
    *
-   * The account's live connections (active or needs_reauth), newest first, optionally filtered.
+   * The account's live connections (active or needs_reauth), newest first, optionally filtered: by provider, by external_ref exactly, or by the start of external_ref (case-sensitive).
    *
    * `platform:list_connections` · API key only · read-only, retried freely.
    */

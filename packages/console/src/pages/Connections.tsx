@@ -1,4 +1,4 @@
-// Connections: the account's end users' provider accounts. Search by external_ref, filter by provider, see their
+// Connections: the account's end users' provider accounts. Search by the start of external_ref, filter by provider, see their
 // status, delete one, and start a connect session whose link the end user opens. Connection ids never reach this
 // page: the server hands out opaque handles instead.
 import { useState } from "preact/hooks";
@@ -21,7 +21,7 @@ export function ConnectionsPage() {
   const [cursor, setCursor] = useState<string | null>(null);
   const list = (after?: string) =>
     api.operation<{ connections: Connection[] }>("list_connections", {
-      ...(filter.externalRef && { external_ref: filter.externalRef }),
+      ...(filter.externalRef && { external_ref_prefix: filter.externalRef }),
       ...(filter.provider && { provider_id: filter.provider }),
       ...(after && { cursor: after }),
     });
@@ -62,7 +62,7 @@ export function ConnectionsPage() {
             }}
           >
             <div class="field">
-              <label for="search-ref">External ref</label>
+              <label for="search-ref">External ref starts with</label>
               <input
                 id="search-ref"
                 type="search"

@@ -148,6 +148,32 @@ describe("listing and sessions", () => {
     expect(one.body.data.connections.map((c: any) => c.external_ref)).toEqual(["page_2"]);
   });
 
+  it("list_connections filters by the start of external_ref, case-sensitively, by characters, and pages", async () => {
+    for (const ref of ["顧客_7", "顧客_8", "Page_x", "顧客_9", "page%_"]) {
+      s.clock.advance(1000);
+      await connect(s.t, ref);
+    }
+    const refsOf = async (input: Record<string, unknown>) =>
+      (await platform(s.t, "list_connections", input)).body.data.connections.map((c: any) => c.external_ref);
+    expect(await refsOf({ external_ref_prefix: "顧客_" })).toEqual(["顧客_9", "顧客_8", "顧客_7"]);
+    expect(await refsOf({ external_ref_prefix: "Page" })).toEqual(["Page_x"]);
+    // No wildcards: % and _ are themselves.
+    expect(await refsOf({ external_ref_prefix: "page%" })).toEqual(["page%_"]);
+    expect(await refsOf({ external_ref_prefix: "顧客_8", external_ref: "顧客_8" })).toEqual(["顧客_8"]);
+    const first = await platform(s.t, "list_connections", { external_ref_prefix: "顧客", limit: 2 });
+    const rest = await refsOf({ external_ref_prefix: "顧客", cursor: first.body.pagination.next_cursor });
+    expect([...first.body.data.connections.map((c: any) => c.external_ref), ...rest]).toEqual([
+      "顧客_9",
+      "顧客_8",
+      "顧客_7",
+    ]);
+    const empty = await platform(s.t, "list_connections", { external_ref_prefix: "" });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.details).toEqual([
+      { path: "/external_ref_prefix", message: "must NOT have fewer than 1 characters" },
+    ]);
+  });
+
   it("create_connect_session refuses providers without connections and over-long references", async () => {
     const catalog = await platform(s.t, "create_connect_session", { provider_id: "catalog", external_ref: "x" });
     expect(catalog.status).toBe(400);

@@ -1,6 +1,6 @@
 // Connections: a tenant's end user authorised at a provider. Resolution of credentials-mode calls (with refresh),
 // reading, listing and deleting (with revocation at the provider). State changes live in lifecycle.ts.
-import type { Kysely, Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { ConnectionsTable, Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
@@ -25,6 +25,8 @@ export interface ConnectionsDeps {
 
 export interface ListConnectionsInput {
   externalRef?: string | undefined;
+  /** Connections whose external_ref starts with this (case-sensitive, as external_ref is matched everywhere). */
+  externalRefPrefix?: string | undefined;
   providerId?: string | undefined;
   cursor?: string | undefined;
   limit: number;
@@ -87,6 +89,11 @@ export class Connections implements ConnectionResolver {
       .where("account_id", "=", accountId)
       .where("status", "in", liveStatuses);
     if (input.externalRef !== undefined) query = query.where("external_ref", "=", input.externalRef);
+    if (input.externalRefPrefix !== undefined) {
+      // substr counts characters on both stores (LIKE would need escaping, and ignores case on SQLite).
+      const characters = [...input.externalRefPrefix].length;
+      query = query.where(sql`substr(external_ref, 1, ${characters})`, "=", input.externalRefPrefix);
+    }
     if (input.providerId !== undefined) query = query.where("provider_id", "=", input.providerId);
     const { items, pagination } = await newestFirstPage(query, input.cursor, input.limit);
     return { connections: items.map(toConnectionView), pagination };

@@ -99,11 +99,16 @@ export const createConnectSession = defineOperation({
 export const listConnections = defineOperation({
   id: "list_connections",
   summary: "List connections",
-  description: "The account's live connections (active or needs_reauth), newest first, optionally filtered.",
+  description:
+    "The account's live connections (active or needs_reauth), newest first, optionally filtered: by provider, by " +
+    "external_ref exactly, or by the start of external_ref (case-sensitive).",
   auth: "none",
   readOnly: true,
   input: StrictObject({
     external_ref: Type.Optional(ExternalRef),
+    external_ref_prefix: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: "Only connections whose external_ref starts so." }),
+    ),
     provider_id: Type.Optional(ProviderId),
     cursor: Type.Optional(Cursor),
     limit: Type.Optional(Limit),
@@ -113,6 +118,7 @@ export const listConnections = defineOperation({
   async handle(input, ctx) {
     const { connections, pagination } = await services(ctx.core).connections.list(ctx.accountId, {
       externalRef: input.external_ref,
+      externalRefPrefix: input.external_ref_prefix,
       providerId: input.provider_id,
       cursor: input.cursor,
       limit: input.limit ?? 20,
