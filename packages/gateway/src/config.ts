@@ -74,6 +74,7 @@ function trustProxy(value: string | undefined): GatewayConfig["trustProxy"] {
 
 export function loadConfig(env: Env = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   const port = integer(env, "PORT", 8080);
+  if (port > 65_535) throw new Error(`PORT must be a port number (0 to 65535), got "${env.PORT}"`);
   const upstreamUrls: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     const match = /^GATEWAY_UPSTREAM_([A-Z0-9_]+)_URL$/.exec(name);

@@ -113,6 +113,9 @@ export function startCheckpointer(
     return {
       worker,
       async stop() {
+        // Held until it has exited: an unreferenced worker would let a process with nothing else left end before the
+        // exit arrives, with this promise (and whoever awaits the store's close) never settled.
+        worker.ref();
         if (!failed) worker.postMessage("close");
         await exited;
       },
