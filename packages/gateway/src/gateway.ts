@@ -51,17 +51,41 @@ export interface GatewayOptions {
   webhookResolver?: HostResolver;
 }
 
+type Level = "info" | "warn" | "error";
+
+/**
+ * A logger for the parts that start before the app and its logger exist (the store, Redis, the webhook worker):
+ * what they log meanwhile (Redis unreachable at start, say) is kept and written once the logger is there.
+ */
+function lateLog() {
+  let target: FastifyInstance["log"] | undefined;
+  const waiting: [Level, object, string][] = [];
+  const at = (level: Level) => (object: object, message: string) => {
+    if (target) target[level](object, message);
+    else waiting.push([level, object, message]);
+  };
+  return {
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+    bind(logger: FastifyInstance["log"]) {
+      target = logger;
+      for (const [level, object, message] of waiting.splice(0)) logger[level](object, message);
+    },
+  };
+}
+
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  let log: FastifyInstance["log"] | undefined;
+  const log = lateLog();
   const storeOptions: StoreOptions = {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     // A serving gateway on SQLite never waits for a checkpoint of the write-ahead log (store/checkpointer.ts).
     backgroundCheckpoints: {
       onError: (error, restartInMs) =>
-        log?.error(
+        log.error(
           { err: error, restart_in_ms: restartInMs },
           "background checkpoints stopped; SQLite checkpoints on commit until the worker restarts",
         ),
@@ -89,7 +113,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         userAgent: "ProviderGateway-Webhooks/1.0",
         resolve: options.webhookResolver,
       },
-      log: { error: (object, message) => log?.error(object, message) },
+      log,
     });
     closers.push(webhooks.close);
     const core: CoreServices = {
@@ -155,10 +179,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       store,
       clock,
       metrics,
-      log: {
-        info: (object, message) => log?.info(object, message),
-        warn: (object, message) => log?.warn(object, message),
-      },
+      log,
     });
     closers.push(guards.close);
     const consoleSurface = createConsole({
@@ -192,7 +213,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         ...consoleSurface.plugins,
       ],
     });
-    log = app.log;
+    log.bind(app.log);
     if (masterKey.warning) app.log.warn(masterKey.warning);
     if (config.webhookWorker) webhooks.worker.start();
 
