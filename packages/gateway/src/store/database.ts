@@ -60,6 +60,16 @@ export function openStore(options: StoreOptions): Store {
   };
 }
 
+/** Where a PostgreSQL URL points, without its user or password: for messages. */
+function postgresTarget(url: string): string {
+  try {
+    const { hostname, port, pathname } = new URL(url);
+    return `${hostname}:${port || "5432"}${pathname}`;
+  } catch {
+    return "the configured database";
+  }
+}
+
 function openPostgres(url: string, options: StoreOptions): Store {
   const pool = new pg.Pool({
     connectionString: url,
@@ -67,7 +77,20 @@ function openPostgres(url: string, options: StoreOptions): Store {
     ...(options.schema && { options: `-c search_path=${options.schema}` }),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return finishStore(db, "postgres", options.schema);
+  const store = finishStore(db, "postgres", options.schema);
+  return {
+    ...store,
+    async migrate() {
+      // The first use of the database: one that cannot be reached or entered is named (never with its password).
+      await sql`select 1`.execute(db).catch((error: unknown) => {
+        throw new Error(
+          `Could not use PostgreSQL at ${postgresTarget(url)} (GATEWAY_DATABASE_URL): ${(error as Error).message}`,
+          { cause: error },
+        );
+      });
+      await store.migrate();
+    },
+  };
 }
 
 function finishStore(db: Kysely<Database>, kind: StoreKind, schema: string | undefined): Store {
