@@ -34,6 +34,10 @@ export interface PreparedVerification {
 
 /** Rules 1 and 2, after checking the arguments (misuse throws TypeError/RangeError, not a verification error). */
 export function prepareVerification(options: VerifyWebhookOptions): PreparedVerification {
+  // Plain JavaScript callers may pass (body, headers, secret) as in other SDKs: say what is expected instead.
+  if (typeof options !== "object" || options === null || !("rawBody" in options)) {
+    throw new TypeError("verifyWebhook takes one options object: { rawBody, header, secret }.");
+  }
   const secrets = collectSecrets(options);
   const body = normaliseBody(options.rawBody);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;

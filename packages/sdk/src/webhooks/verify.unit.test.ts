@@ -1,6 +1,7 @@
 // The seed's five verification rules, one case per way a delivery can be refused, plus the acceptances around them.
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { verifyWebhookSync } from "./node.ts";
 import { signWebhookPayload } from "./sign.ts";
 import type { WebhookVerificationFailureReason } from "./verification-error.ts";
 import { verifyWebhook } from "./verify.ts";
@@ -168,5 +169,13 @@ describe("verifyWebhook refuses misuse with TypeError or RangeError", () => {
     await expect(verifyWebhook({ rawBody: parsed, header, secret, now })).rejects.toThrow(/raw/);
     await expect(verifyWebhook({ rawBody: body, header, secret, toleranceSeconds: -1 })).rejects.toThrow(RangeError);
     await expect(verifyWebhook({ rawBody: body, header, secret, now: Number.NaN })).rejects.toThrow(RangeError);
+  });
+  it("(body, headers, secret) as other SDKs take them, from plain JavaScript: says what it takes", async () => {
+    const positional = verifyWebhook as unknown as (...args: unknown[]) => Promise<unknown>;
+    const message = "verifyWebhook takes one options object: { rawBody, header, secret }.";
+    await expect(positional(body, { "gateway-signature": header }, secret)).rejects.toThrow(new TypeError(message));
+    expect(() => (verifyWebhookSync as unknown as (...args: unknown[]) => unknown)(body, {}, secret)).toThrow(
+      new TypeError(message),
+    );
   });
 });
