@@ -120,7 +120,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       store,
       clock,
       accounts: new Accounts(store.db, clock),
-      apiKeys: new ApiKeys(store.db, clock, config.keyCacheTtlMs, registry),
+      apiKeys: new ApiKeys(store.db, clock, config.keyCacheTtlMs, registry.providers),
       publicUrl: config.publicUrl,
       secretBox,
       events: webhooks.events,

@@ -10,7 +10,7 @@ import { Accounts } from "../src/core/accounts.ts";
 import { ApiKeys, type CreateKeyInput } from "../src/core/api-keys.ts";
 import { systemClock } from "../src/core/clock.ts";
 import { randomBase62 } from "../src/core/ids.ts";
-import { manifests } from "../src/providers/registry.ts";
+import { providers } from "../src/providers/registry.ts";
 import { openStore } from "../src/store/database.ts";
 import { freePort } from "./harness.ts";
 
@@ -33,7 +33,7 @@ export async function createDatabase(): Promise<{
   const store = openStore({ databaseUrl: url.toString(), dataDir: os.tmpdir(), poolSize: 2 });
   await store.migrate();
   await new Accounts(store.db, systemClock).ensure("default");
-  const keys = new ApiKeys(store.db, systemClock, 0, manifests);
+  const keys = new ApiKeys(store.db, systemClock, 0, providers);
   return {
     url: url.toString(),
     async createKey(input = {}) {

@@ -1,6 +1,6 @@
-// Connections: the account's end users' provider accounts. Search by the start of external_ref, filter by provider, see their
-// status, delete one, and start a connect session whose link the end user opens. Connection ids never reach this
-// page: the server hands out opaque handles instead.
+// Connections: the account's end users' provider accounts. Search by the start of external_ref, filter by provider,
+// see their status, delete one, and start a connect session whose link the end user opens. Connection ids never
+// reach this page: the server hands out opaque handles instead.
 import { useState } from "preact/hooks";
 import { api, type Envelope } from "../api.ts";
 import { connectableProviders, useCatalogue } from "../catalogue.ts";

@@ -2,7 +2,7 @@
 import { Command } from "commander";
 import { Accounts } from "../core/accounts.ts";
 import { ApiKeys } from "../core/api-keys.ts";
-import { manifests } from "../providers/registry.ts";
+import { providers } from "../providers/registry.ts";
 import { clock, print, withStore } from "./shared.ts";
 
 function parseRateLimit(value: string): { perMinute: number; burst: number } {
@@ -27,7 +27,7 @@ export function keysCommand(): Command {
     .action(async (options: { account: string; scopes: string; name: string; rateLimit?: string; json?: boolean }) => {
       await withStore(async (store) => {
         await new Accounts(store.db, clock).ensure(options.account);
-        const { key, view } = await new ApiKeys(store.db, clock, 0, manifests).create({
+        const { key, view } = await new ApiKeys(store.db, clock, 0, providers).create({
           accountId: options.account,
           name: options.name,
           scopes: options.scopes,
@@ -49,7 +49,7 @@ export function keysCommand(): Command {
     .option("--json", "print JSON")
     .action(async (options: { account: string; json?: boolean }) => {
       await withStore(async (store) => {
-        const list = await new ApiKeys(store.db, clock, 0, manifests).list(options.account);
+        const list = await new ApiKeys(store.db, clock, 0, providers).list(options.account);
         const lines = list.map(
           (k) => `${k.id}  ${k.key_prefix}…  ${k.scopes.join(",")}  ${k.revoked_at ? "revoked" : "active"}  ${k.name}`,
         );
@@ -65,7 +65,7 @@ export function keysCommand(): Command {
     .option("--json", "print JSON")
     .action(async (keyId: string, options: { account: string; json?: boolean }) => {
       await withStore(async (store) => {
-        const view = await new ApiKeys(store.db, clock, 0, manifests).revoke(options.account, keyId);
+        const view = await new ApiKeys(store.db, clock, 0, providers).revoke(options.account, keyId);
         print(options.json === true, view, `Revoked ${view.id}.`);
       });
     });

@@ -3,10 +3,8 @@
 // can call nothing it was meant to, so it is refused when the key is made.
 import { invalidRequest } from "./errors.ts";
 
-/** The providers and operations a scope may name (the registry). */
-export interface ScopeTargets {
-  provider(providerId: string): { operations: readonly { id: string }[] } | undefined;
-}
+/** The providers a scope may name, with their operations (the registry's list, or the manifests themselves). */
+export type ScopeTargets = readonly { id: string; operations: readonly { id: string }[] }[];
 
 const scopePattern = /^(\*|[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?)$/;
 
@@ -28,7 +26,7 @@ function scopeProblem(scope: string, targets: ScopeTargets): string | undefined 
   }
   if (scope === "*") return undefined;
   const [providerId, operationId] = scope.split(":") as [string, string | undefined];
-  const provider = targets.provider(providerId);
+  const provider = targets.find((candidate) => candidate.id === providerId);
   if (!provider) return `"${scope}": there is no provider "${providerId}"; GET /v1/operations lists them`;
   if (operationId !== undefined && !provider.operations.some((operation) => operation.id === operationId)) {
     return `"${scope}": the ${providerId} provider has no operation "${operationId}"`;

@@ -43,11 +43,6 @@ export function createAjv(): Ajv {
   return ajv;
 }
 
-/** The providers' manifests looked up by id, without compiling their schemas (what the CLI needs to check scopes). */
-export const manifests = {
-  provider: (providerId: string) => providers.find((provider) => provider.id === providerId),
-};
-
 export class Registry {
   readonly providers: readonly ProviderDefinition[];
   /** Every schema with an `$id` that operations may reference. */
@@ -89,39 +84,34 @@ export class Registry {
 
 /** Ajv's errors as the envelope's `details`: one entry per problem, JSON-pointer paths. */
 export function fieldProblems(errors: readonly ErrorObject[] | null | undefined): FieldProblem[] {
-  // The values a field may take, gathered from every `const` and `enum` that refused it: the alternatives of an
-  // anyOf (such as "*" or an event type) make one problem listing them all.
+  const relevant = (errors ?? []).filter((e) => !["anyOf", "oneOf", "if"].includes(e.keyword));
+  // The values a field may take, from every `const` and `enum` that refused it: the alternatives of an anyOf (such
+  // as "*" or an event type) make one problem listing them all, and the field is not also told its type.
   const allowedAt = new Map<string, string[]>();
-  const problems = (errors ?? [])
-    .filter((e) => !["anyOf", "oneOf", "if"].includes(e.keyword))
-    .map((e) => {
-      const params = e.params as Record<string, unknown>;
-      if (e.keyword === "required") {
-        return { path: `${e.instancePath}/${String(params.missingProperty)}`, message: "is required" };
-      }
-      if (e.keyword === "enum" || e.keyword === "const") {
-        const values = e.keyword === "enum" ? (params.allowedValues as unknown[]) : [params.allowedValue];
-        const allowed = allowedAt.get(e.instancePath) ?? [];
-        allowed.push(...values.map((v) => JSON.stringify(v)));
-        allowedAt.set(e.instancePath, allowed);
-        return { path: e.instancePath, message: "" };
-      }
-      if (e.keyword === "additionalProperties") {
-        return {
-          path: `${e.instancePath}/${String(params.additionalProperty)}`,
-          message: "is not an allowed property",
-        };
-      }
-      if (e.keyword === "type") return { path: e.instancePath, message: e.message ?? "is invalid", type: true };
-      return { path: e.instancePath, message: e.message ?? "is invalid" };
-    })
-    // A field with a list of allowed values is told that list, not also its type.
-    .filter((problem) => !("type" in problem && allowedAt.has(problem.path)))
-    .map((problem) => {
-      if (problem.message !== "") return { path: problem.path, message: problem.message };
-      const allowed = allowedAt.get(problem.path) ?? [];
-      return { path: problem.path, message: `must be ${allowed.length === 1 ? "" : "one of "}${allowed.join(", ")}` };
-    });
+  for (const e of relevant) {
+    if (e.keyword !== "enum" && e.keyword !== "const") continue;
+    const values = e.keyword === "enum" ? (e.params.allowedValues as unknown[]) : [e.params.allowedValue];
+    allowedAt.set(e.instancePath, [...(allowedAt.get(e.instancePath) ?? []), ...values.map((v) => JSON.stringify(v))]);
+  }
+  const problems = relevant.flatMap((e): FieldProblem[] => {
+    const params = e.params as Record<string, unknown>;
+    const allowed = allowedAt.get(e.instancePath);
+    if (e.keyword === "required") {
+      return [{ path: `${e.instancePath}/${String(params.missingProperty)}`, message: "is required" }];
+    }
+    if (e.keyword === "additionalProperties") {
+      return [
+        { path: `${e.instancePath}/${String(params.additionalProperty)}`, message: "is not an allowed property" },
+      ];
+    }
+    if (allowed && (e.keyword === "enum" || e.keyword === "const")) {
+      return [
+        { path: e.instancePath, message: `must be ${allowed.length === 1 ? "" : "one of "}${allowed.join(", ")}` },
+      ];
+    }
+    if (allowed && e.keyword === "type") return [];
+    return [{ path: e.instancePath, message: e.message ?? "is invalid" }];
+  });
   const seen = new Set<string>();
   return problems.filter((p) => {
     const key = `${p.path}\u0000${p.message}`;

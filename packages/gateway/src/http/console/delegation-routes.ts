@@ -26,7 +26,7 @@ export function delegationRoutes(app: FastifyInstance, deps: DelegationRouteDeps
     if (!Array.isArray(requested) || !requested.every((s) => typeof s === "string")) {
       throw invalidRequest("scopes must be an array of scope strings", [{ path: "/scopes", message: "must be array" }]);
     }
-    const parsed = parseScopes(requested as string[], deps.registry);
+    const parsed = parseScopes(requested as string[], deps.registry.providers);
     const scopes = parsed.includes("*") ? delegable : parsed;
     if (scopes.some((scope) => scope.split(":")[0] === consoleProvider)) {
       throw new GatewayError(
