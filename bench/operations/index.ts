@@ -118,6 +118,13 @@ export async function run(
     const ratio = (key: "req/s" | "p99 ms" | "proxy CPU µs/req", of: typeof base) =>
       round(of[key] / Math.max(base[key], 1));
     console.log(`throughput ratio gateway/baseline: ${ratio("req/s", through)} (target >= 0.75)`);
+    // The machine's speed drifts between rounds: each round's own ratio (its two targets measured minutes apart at
+    // most) shows how far the median can be trusted.
+    const baselineRuns = runs.get(targets[0] as Target) ?? [];
+    const perRound = (runs.get(gatewayTarget) ?? []).map((m, i) =>
+      round(m.requestsPerSecond / Math.max(baselineRuns[i]?.requestsPerSecond ?? 0, 1)),
+    );
+    console.log(`  each round: ${perRound.join(", ")}`);
     console.log(`p99 ratio gateway/baseline: ${ratio("p99 ms", through)} (target <= 1.5)`);
     console.log(`gateway peak RSS: ${round(gateway.peakRssMiB(), 1)} MiB (target < 200)`);
     console.log(
