@@ -7,7 +7,6 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from "fastify";
-import type { Principal } from "../core/api-keys.ts";
 import { sequentialIds } from "../core/ids.ts";
 import type { CoreServices } from "../core/services.ts";
 import type { Registry } from "../providers/registry.ts";
@@ -19,6 +18,7 @@ import { answerClientError, answerFrameworkError, registerErrorHandling } from "
 import type { Metrics } from "./metrics.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { operatorRoutes } from "./operator.ts";
+import { requestLogObserver } from "./request-log.ts";
 import "./types.ts";
 import { v1Routes } from "./v1.ts";
 
@@ -85,7 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header("x-request-id", request.id);
     done();
   });
-  const observers = [requestLog, requestMetrics(deps.metrics), ...(deps.observers ?? [])];
+  const observers = [requestLogObserver(app.log), requestMetrics(deps.metrics), ...(deps.observers ?? [])];
   function observe(request: FastifyRequest, reply: FastifyReply): void {
     for (const observer of observers) {
       try {
@@ -115,33 +115,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   return app;
-}
-
-/** One JSON line per request, with the fields operators need and never a key or secret. */
-const requestLog: RequestObserver = (request, reply) => {
-  const label = request.operationLabel;
-  const principal = request.principal as Principal | undefined;
-  const { url } = request;
-  const query = url.indexOf("?");
-  request.log.info(
-    {
-      request_id: request.id,
-      method: request.method,
-      path: loggedRoutePattern(request) ?? (query < 0 ? url : url.slice(0, query)),
-      status: reply.statusCode,
-      latency_ms: Math.round(reply.elapsedTime * 100) / 100,
-      ...(principal && { account: principal.accountId, key_id: principal.keyId }),
-      ...(label && { provider: label.provider, operation: label.operation }),
-    },
-    "request",
-  );
-};
-
-/** The route's pattern for routes whose concrete paths must not be logged (they carry a secret). */
-function loggedRoutePattern(request: FastifyRequest): string | undefined {
-  // routeOptions is a getter that builds a frozen object on each access: read it once.
-  const route = request.routeOptions;
-  return route.config.logRoutePattern ? route.url : undefined;
 }
 
 function requestMetrics(metrics: Metrics): RequestObserver {
