@@ -63,8 +63,14 @@ export async function run(
       headers: { ...json, authorization: `Bearer ${key}` },
       proxy: gateway,
     };
+    const baselineTarget: Target = {
+      name: "baseline passthrough",
+      url: baseline.url,
+      headers: json,
+      proxy: baseline.child,
+    };
     const targets: Target[] = [
-      { name: "baseline passthrough", url: baseline.url, headers: json, proxy: baseline.child },
+      baselineTarget,
       { name: "framework floor", url: floor.url, headers: json, proxy: floor.child },
       gatewayTarget,
     ];
@@ -120,7 +126,7 @@ export async function run(
     console.log(`throughput ratio gateway/baseline: ${ratio("req/s", through)} (target >= 0.75)`);
     // The machine's speed drifts between rounds: each round's own ratio (its two targets measured minutes apart at
     // most) shows how far the median can be trusted.
-    const baselineRuns = runs.get(targets[0] as Target) ?? [];
+    const baselineRuns = runs.get(baselineTarget) ?? [];
     const perRound = (runs.get(gatewayTarget) ?? []).map((m, i) =>
       round(m.requestsPerSecond / Math.max(baselineRuns[i]?.requestsPerSecond ?? 0, 1)),
     );

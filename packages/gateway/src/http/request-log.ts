@@ -6,8 +6,9 @@
 // tenth of the gateway's own work on a catalogue request. A logger that would write anything else (a mixin, hooks,
 // redaction, formatters, a multistream destination) gets the fields through `info` as before; `requestLogWriter`
 // checks that once, by comparing the two lines of a sample.
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyBaseLogger, FastifyRequest } from "fastify";
 import pino from "pino";
+import type { RequestObserver } from "./app.ts";
 
 export interface RequestLine {
   request_id: string;
@@ -22,7 +23,7 @@ export interface RequestLine {
 }
 
 /** Answered requests, one line each. */
-export function requestLogObserver(logger: FastifyBaseLogger): (request: FastifyRequest, reply: FastifyReply) => void {
+export function requestLogObserver(logger: FastifyBaseLogger): RequestObserver {
   const write = requestLogWriter(logger);
   return (request, reply) => {
     const label = request.operationLabel;
@@ -73,7 +74,7 @@ export function requestLogWriter(logger: FastifyBaseLogger): (line: RequestLine)
   const sample: RequestLine = {
     request_id: "req_sample",
     method: "GET",
-    path: '/a "quoted"\\path',
+    path: '/a "quoted"\\path\u0001',
     status: 200,
     latency_ms: 1.5,
     account: "acc",

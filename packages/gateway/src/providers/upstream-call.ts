@@ -38,7 +38,6 @@ interface InFlight {
   abort: ((reason: Error) => void) | undefined;
   fail: (reason: Error) => void;
   expired: boolean;
-  tracked: boolean;
   previous: InFlight | undefined;
   next: InFlight | undefined;
 }
@@ -67,7 +66,6 @@ function sweep(): void {
 }
 
 function track(call: InFlight): void {
-  call.tracked = true;
   call.previous = inFlight.last;
   if (inFlight.last) inFlight.last.next = call;
   else inFlight.first = call;
@@ -78,9 +76,9 @@ function track(call: InFlight): void {
   }
 }
 
+/** Idempotent: a call may end more than once (expired by the sweep, then its abort reported as an error). */
 function untrack(call: InFlight): void {
-  if (!call.tracked) return;
-  call.tracked = false;
+  if (call.previous === undefined && inFlight.first !== call) return;
   if (call.previous) call.previous.next = call.next;
   else inFlight.first = call.next;
   if (call.next) call.next.previous = call.previous;
@@ -104,7 +102,6 @@ export function callUpstream(
       abort: undefined,
       fail: reject,
       expired: false,
-      tracked: false,
       previous: undefined,
       next: undefined,
     };
