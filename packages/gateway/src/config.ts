@@ -17,6 +17,8 @@ export interface GatewayConfig {
   redisUrl: string | undefined;
   masterKey: string | undefined;
   logLevel: string;
+  /** `serve`: bytes of log lines held while standard output is not read; lines beyond are dropped and counted. */
+  logBufferBytes: number;
   /** Per provider id: an upstream base URL; providers without one get an in-process sandbox. */
   upstreamUrls: Record<string, string>;
   upstreamTimeoutMs: number;
@@ -109,6 +111,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     redisUrl: env.GATEWAY_REDIS_URL || undefined,
     masterKey: env.GATEWAY_MASTER_KEY || undefined,
     logLevel: env.GATEWAY_LOG_LEVEL ?? "info",
+    logBufferBytes: integer(env, "GATEWAY_LOG_BUFFER_BYTES", 16 * 1024 * 1024),
     upstreamUrls,
     upstreamTimeoutMs: integer(env, "GATEWAY_UPSTREAM_TIMEOUT_MS", 10_000),
     keyCacheTtlMs: integer(env, "GATEWAY_KEY_CACHE_TTL_MS", 2_000),

@@ -3,7 +3,7 @@
 import { Command } from "commander";
 import { loadConfig } from "../config.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
-import { turnBatchedDestination } from "./log-destination.ts";
+import { nonBlockingStandardOutput, turnBatchedDestination } from "./log-destination.ts";
 import { applyServingV8Settings } from "./v8-settings.ts";
 
 export function serveCommand(): Command {
@@ -19,9 +19,22 @@ export function serveCommand(): Command {
         ...(options.host && { HOST: options.host }),
       };
       const config = loadConfig(env);
-      // One write of the turn's log lines at the end of each turn of the event loop; shutdown flushes them.
-      const logStream = turnBatchedDestination();
-      const gateway = await createGateway({ config, logger: { level: config.logLevel, stream: logStream } });
+      // One write of the turn's log lines at the end of each turn of the event loop; shutdown flushes them. A reader
+      // that stops reading costs log lines (counted in /metrics, and said once it reads again), never requests.
+      let gateway: Gateway | undefined;
+      let droppedBeforeStart = 0;
+      const logStream = turnBatchedDestination({
+        fd: nonBlockingStandardOutput(),
+        maxPendingBytes: config.logBufferBytes,
+        onDrop: (lines) => {
+          if (gateway) gateway.metrics.logLinesDropped.inc(lines);
+          else droppedBeforeStart += lines;
+        },
+        onResume: (lines) =>
+          gateway?.app.log.warn({ dropped_lines: lines }, "standard output was not read: log lines were dropped"),
+      });
+      gateway = await createGateway({ config, logger: { level: config.logLevel, stream: logStream } });
+      gateway.metrics.logLinesDropped.inc(droppedBeforeStart);
       await bootstrap(gateway);
       let url: string;
       try {

@@ -42,6 +42,11 @@ export function createMetrics() {
       help: "Requests let through without a rate-limit decision because Redis did not answer in time.",
       registers: [registry],
     }),
+    logLinesDropped: new Counter({
+      name: "gateway_log_lines_dropped_total",
+      help: "Log lines dropped because standard output was not read (a full pipe past the log buffer) or was closed.",
+      registers: [registry],
+    }),
   };
 }
 
