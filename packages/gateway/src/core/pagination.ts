@@ -19,7 +19,13 @@ export const encodeCursor = (position: Position): string =>
 export function decodeCursor(cursor: string): Position {
   try {
     const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
-    if (Array.isArray(value) && Number.isSafeInteger(value[0]) && typeof value[1] === "string") {
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      Number.isSafeInteger(value[0]) &&
+      typeof value[1] === "string" &&
+      !value[1].includes("\u0000")
+    ) {
       return { createdAt: value[0] as number, id: value[1] };
     }
   } catch {

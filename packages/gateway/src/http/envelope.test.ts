@@ -87,6 +87,52 @@ describe("malformed requests", () => {
     }
   });
 
+  it("refuses bytes that are not UTF-8, and a charset other than UTF-8, rather than replacing characters", async () => {
+    // "café" in Latin-1: 0xE9 is not UTF-8.
+    const latin1 = new Uint8Array([...Buffer.from('{"name":"caf'), 0xe9, ...Buffer.from('"}')]);
+    const result = await post("/v1/platform/create_api_key", { body: latin1, headers: json });
+    expectError(result, 400, "invalid_request", "The body is not valid UTF-8; send JSON encoded as UTF-8");
+    const declared = await post("/v1/platform/list_api_keys", {
+      body: "{}",
+      headers: { "content-type": "application/json; charset=ISO-8859-1" },
+    });
+    expectError(
+      declared,
+      400,
+      "invalid_request",
+      "Content-Type charset iso-8859-1 is not supported; send JSON encoded as UTF-8",
+    );
+    for (const type of ["application/json; charset=utf-8", 'application/json;charset="UTF-8"']) {
+      const accepted = await post("/v1/platform/list_api_keys", { body: "{}", headers: { "content-type": type } });
+      expect(accepted.response.status).toBe(200);
+    }
+    // Multi-byte UTF-8 is of course fine.
+    const kanji = await post("/v1/opendata/lookup_postal_code", { body: '{"postal_code":"1000001"}', headers: json });
+    expect(kanji.response.status).toBe(200);
+  });
+
+  it("refuses the NUL character anywhere in the body, naming every place, and stores nothing", async () => {
+    const before = await post("/v1/platform/list_api_keys", { body: "{}", headers: json });
+    const result = await post("/v1/platform/create_api_key", {
+      body: '{"name":"a\\u0000b","scopes":["opendata","catalog\\u0000"],"note\\u0000":1,"text":"\\\\u0000 is fine"}',
+      headers: json,
+    });
+    expectError(
+      result,
+      400,
+      "invalid_request",
+      "The body contains the NUL character (\\u0000), which no field accepts",
+    );
+    const reason = "must not contain the NUL character (\\u0000)";
+    expect(result.json.error.details).toEqual([
+      { path: "/name", message: reason },
+      { path: "/scopes/1", message: reason },
+      { path: "/note\u0000", message: reason },
+    ]);
+    const after = await post("/v1/platform/list_api_keys", { body: "{}", headers: json });
+    expect(after.json.data).toEqual(before.json.data);
+  });
+
   it("refuses a compressed body by its Content-Encoding", async () => {
     const result = await post("/v1/platform/list_api_keys", {
       body: new Uint8Array(gzipSync('{"a":1}')),

@@ -47,6 +47,18 @@ describe("event API", () => {
 
     const bad = await setup.gateway.call("platform", "list_events", { cursor: "nonsense" });
     expect(bad.status).toBe(400);
+    // Cursors of the right shape but not issued by the list: an id with a NUL (PostgreSQL cannot compare it), an
+    // extra element. Both are the same 400, never a 500.
+    for (const forged of [[1795598294687, "\u0000"], [1795598294687, "evt_x", 1]]) {
+      const cursor = Buffer.from(JSON.stringify(forged)).toString("base64url");
+      const refused = await setup.gateway.call("platform", "list_events", { cursor });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as Json).error).toMatchObject({
+        code: "invalid_request",
+        message: "The cursor is not one this list returned",
+        details: [{ path: "/cursor", message: "is not valid" }],
+      });
+    }
     const badType = await setup.gateway.call("platform", "list_events", { type: "order.exploded" });
     expect(badType.status).toBe(400);
   });
