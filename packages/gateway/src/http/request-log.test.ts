@@ -1,5 +1,6 @@
 // The one log line per request: exactly its fields, the request id once (the line is valid JSON without duplicate
 // keys), and neither the API key nor the request body in it.
+import net from "node:net";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
@@ -95,4 +96,43 @@ it("logs the path without its query string", async () => {
   const [line] = await linesOf(response.headers.get("x-request-id")!);
   expect(JSON.parse(line!)).toMatchObject({ path: "/v1/opendata/lookup_postal_code" });
   expect(line).not.toContain("query-secret");
+});
+
+it("never logs a secret-shaped path segment, even of a request that misses the route meant for it", async () => {
+  const token = "cst_Hq8VbN2xRt5LmY7pK3wZ9cD4fG6jS1aE";
+  const cases: [string, string, string][] = [
+    ["GET", `/connect/${token}/`, "/connect/cst_…/"],
+    ["PUT", `/connect/${token}`, "/connect/cst_…"],
+    ["GET", `//connect/${token}`, "//connect/cst_…"],
+    ["GET", `/v1/gwk_${"a".repeat(32)}/x`, "/v1/gwk_…/x"],
+    ["GET", "/v1/platform/whsec_abc_def/more", "/v1/platform/whsec_…/more"],
+  ];
+  for (const [method, path, logged] of cases) {
+    const response = await fetch(`${t.url}${path}`, { method });
+    const [line] = await linesOf(response.headers.get("x-request-id")!);
+    expect(JSON.parse(line!).path).toBe(logged);
+  }
+});
+
+it("logs an absolute-form request's path, never the password in its authority", async () => {
+  const { port } = new URL(t.url);
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(port), "127.0.0.1", () => {
+      socket.write(
+        `POST http://user:url-password@127.0.0.1:${port}/v1/opendata/lookup_postal_code HTTP/1.1\r\n` +
+          `Host: 127.0.0.1:${port}\r\nAuthorization: Bearer ${t.key}\r\nContent-Type: application/json\r\n` +
+          'Content-Length: 25\r\nConnection: close\r\n\r\n{"postal_code":"1000001"}',
+      );
+    });
+    let text = "";
+    socket.on("data", (chunk) => {
+      text += chunk;
+    });
+    socket.on("end", () => resolve(text));
+    socket.on("error", reject);
+  });
+  const requestId = /^x-request-id: (\S+)\r$/im.exec(answer)?.[1];
+  const [line] = await linesOf(requestId!);
+  expect(JSON.parse(line!).path).toBe("/v1/opendata/lookup_postal_code");
+  expect(line).not.toContain("url-password");
 });

@@ -28,12 +28,10 @@ export function requestLogObserver(logger: FastifyBaseLogger): RequestObserver {
   return (request, reply) => {
     const label = request.operationLabel;
     const principal = request.principal;
-    const { url } = request;
-    const query = url.indexOf("?");
     write({
       request_id: request.id,
       method: request.method,
-      path: loggedRoutePattern(request) ?? (query < 0 ? url : url.slice(0, query)),
+      path: loggedRoutePattern(request) ?? loggedPath(request.url),
       status: reply.statusCode,
       latency_ms: Math.round(reply.elapsedTime * 100) / 100,
       account: principal?.accountId,
@@ -42,6 +40,21 @@ export function requestLogObserver(logger: FastifyBaseLogger): RequestObserver {
       operation: label?.operation,
     });
   };
+}
+
+// Secrets with a prefix of their own: connect session tokens, API keys, webhook secrets, console delegation tokens.
+const secretInPath = /\/(cst|gwk|whsec|gwd)_[^/]+/g;
+
+/**
+ * The path as logged: without the query string, without the scheme and authority of an absolute-form target (which
+ * may carry a password), and with any secret-shaped segment cut to its prefix — the routes that take one log their
+ * pattern instead, but a request that misses them (a trailing slash, another method) must not log it either.
+ */
+export function loggedPath(url: string): string {
+  const query = url.indexOf("?");
+  let path = query < 0 ? url : url.slice(0, query);
+  if (path[0] !== "/") path = path.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "") || "/";
+  return path.includes("_") ? path.replace(secretInPath, "/$1_…") : path;
 }
 
 /** The route's pattern for routes whose concrete paths must not be logged (they carry a secret). */
