@@ -90,6 +90,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           "background checkpoints stopped; SQLite checkpoints on commit until the worker restarts",
         ),
     },
+    onConnectionError: (error) =>
+      log.warn({ err: error }, "an idle PostgreSQL connection failed; the pool opens a new one when needed"),
   };
   if (options.storeSchema) storeOptions.schema = options.storeSchema;
   const store: Store = openStore(storeOptions);

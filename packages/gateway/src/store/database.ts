@@ -31,6 +31,11 @@ export interface StoreOptions {
   poolSize?: number;
   /** SQLite: checkpoint the write-ahead log on a worker thread instead of on the committing connection. */
   backgroundCheckpoints?: CheckpointerOptions;
+  /**
+   * PostgreSQL: an idle pooled connection failed (the server restarted, an administrator ended it). The pool drops it
+   * and opens another when next needed; without a listener, node would end the process on the pool's `error` event.
+   */
+  onConnectionError?: (error: Error) => void;
 }
 
 // int8 and numeric columns come back from pg as strings; our times and counts fit in a double.
@@ -76,6 +81,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
     max: options.poolSize ?? 10,
     ...(options.schema && { options: `-c search_path=${options.schema}` }),
   });
+  pool.on("error", (error) => options.onConnectionError?.(error));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const store = finishStore(db, "postgres", options.schema);
   return {

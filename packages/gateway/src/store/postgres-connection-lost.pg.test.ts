@@ -1,0 +1,36 @@
+// A pooled PostgreSQL connection ended under the gateway (a server restart, pg_terminate_backend): the store reports
+// it and goes on with a new connection, instead of the pool's `error` event ending the process.
+import { sql } from "kysely";
+import pg from "pg";
+import { expect, it } from "vitest";
+import { openStore } from "./database.ts";
+
+const postgresUrl = process.env.GATEWAY_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+it("reports an idle connection that was ended, and serves the next query on a new one", async () => {
+  const errors: Error[] = [];
+  const store = openStore({
+    databaseUrl: postgresUrl,
+    dataDir: "unused",
+    poolSize: 1,
+    onConnectionError: (error) => errors.push(error),
+  });
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  try {
+    const backend = async () =>
+      (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(store.db)).rows[0]?.pid;
+    const first = await backend();
+    // The pool's one connection is idle now; end it from another session.
+    await admin.query("select pg_terminate_backend($1)", [first]);
+    for (let tries = 0; tries < 100 && errors.length === 0; tries++) await new Promise((r) => setTimeout(r, 20));
+    expect(errors.map((error) => (error as Error & { code?: string }).code)).toEqual(["57P01"]);
+
+    const second = await backend();
+    expect(second).toEqual(expect.any(Number));
+    expect(second).not.toBe(first);
+  } finally {
+    await admin.end();
+    await store.close();
+  }
+});
