@@ -1,11 +1,13 @@
 // POST /hooks/{provider_id}: state changes pushed by provider upstreams, signed with the provider's hook secret.
 // A bad signature is a 400 with the error envelope; a repeated hook id is answered 200 and not processed again.
-import type { FastifyInstance } from "fastify";
+// The body is read as bytes and parsed only once its signature matches: nothing of an unsigned body is looked at.
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { notFound } from "../core/errors.ts";
 import { acceptInboundHook } from "../core/events/inbound-hooks.ts";
 import type { CoreServices } from "../core/services.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { UpstreamClient } from "../providers/upstream.ts";
+import { bodyLimitBytes } from "./body.ts";
 
 export interface HooksOptions {
   core: CoreServices;
@@ -17,6 +19,12 @@ export interface HooksOptions {
 
 export function hooksRoutes(options: HooksOptions) {
   return async function hooks(app: FastifyInstance): Promise<void> {
+    // This plugin's own context: its routes keep the raw bytes of any body, whatever its content type.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: bodyLimitBytes }, (request, body, done) => {
+      (request as FastifyRequest).rawBody = body as Buffer;
+      done(null, undefined);
+    });
     app.post<{ Params: { provider: string } }>("/hooks/:provider", async (request) => {
       const providerId = request.params.provider;
       const provider = options.registry.provider(providerId);

@@ -49,7 +49,10 @@ describe("event API", () => {
     expect(bad.status).toBe(400);
     // Cursors of the right shape but not issued by the list: an id with a NUL (PostgreSQL cannot compare it), an
     // extra element. Both are the same 400, never a 500.
-    for (const forged of [[1795598294687, "\u0000"], [1795598294687, "evt_x", 1]]) {
+    for (const forged of [
+      [1795598294687, "\u0000"],
+      [1795598294687, "evt_x", 1],
+    ]) {
       const cursor = Buffer.from(JSON.stringify(forged)).toString("base64url");
       const refused = await setup.gateway.call("platform", "list_events", { cursor });
       expect(refused.status).toBe(400);

@@ -95,6 +95,23 @@ describe("inbound provider hooks", () => {
     expect(await db.selectFrom("events").select("id").execute()).toEqual([]);
   });
 
+  it("checks the signature before looking at the body: an unsigned body is refused for its signature alone", async () => {
+    const setup = await hooksSetup();
+    const url = `${setup.gateway.url}/hooks/hooktest`;
+    const message = async (response: Response) =>
+      ((await response.json()) as { error: { message: string } }).error.message;
+    const unsignedEvent = await message(await post(url, '{"id":"hk_5","type":"t","data":{}}', undefined));
+    // Malformed JSON, another content type, no body: the same answer as a well-formed event without a signature.
+    expect(await message(await post(url, "{not json", undefined))).toBe(unsignedEvent);
+    const text = await fetch(url, { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" });
+    expect(text.status).toBe(400);
+    expect(await message(text)).toBe(unsignedEvent);
+    // Signed, the same malformed body reaches the parser, which names its problem.
+    const signed = await post(url, "{not json", signHook("{not json", hookSecret, setup.clock.now()));
+    expect(signed.status).toBe(400);
+    expect(await message(signed)).toBe("The hook body is not JSON");
+  });
+
   it("rolls everything back when the provider's handler fails, so that a retry can succeed", async () => {
     const setup = await hooksSetup();
     const url = `${setup.gateway.url}/hooks/hooktest`;
