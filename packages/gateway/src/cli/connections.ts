@@ -3,6 +3,7 @@
 // key is given (--key or GATEWAY_API_KEY: platform:create_connect_session, the key's account), else straight from
 // the store the gateway uses (same GATEWAY_DATA_DIR / GATEWAY_DATABASE_URL, --account, default "default").
 import { Command } from "commander";
+import { loadConfig } from "../config.ts";
 import { Accounts } from "../core/accounts.ts";
 import { insertConnectSession } from "../core/connections/connect-sessions.ts";
 import { type ConnectionView, toConnectionView } from "../core/connections/views.ts";
@@ -18,8 +19,8 @@ interface Common {
   json?: boolean;
 }
 
-const gatewayUrl = (options: Common) =>
-  (options.url ?? process.env.GATEWAY_PUBLIC_URL ?? "http://localhost:8080").replace(/\/$/, "");
+// The gateway this machine's configuration describes (GATEWAY_PUBLIC_URL, else localhost on PORT), unless --url says.
+const gatewayUrl = (options: Common) => (options.url ?? loadConfig().publicUrl).replace(/\/$/, "");
 const apiKey = (options: Common) => options.key ?? (process.env.GATEWAY_API_KEY || undefined);
 
 interface Envelope {

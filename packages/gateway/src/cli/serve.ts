@@ -1,5 +1,8 @@
 // gateway serve: runs the gateway until SIGTERM or SIGINT, then stops accepting, finishes in-flight requests and
-// closes its pools. On the first start of an empty store it creates the account "default" and prints one key.
+// closes its pools. On the first start of an empty store it creates the account "default" and one key, printed on a
+// terminal, or else written to a file in the data directory that only its owner can read (never into the log).
+import fs from "node:fs";
+import path from "node:path";
 import { Command } from "commander";
 import { loadConfig } from "../config.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
@@ -35,7 +38,7 @@ export function serveCommand(): Command {
       });
       gateway = await createGateway({ config, logger: { level: config.logLevel, stream: logStream } });
       gateway.metrics.logLinesDropped.inc(droppedBeforeStart);
-      await bootstrap(gateway);
+      await bootstrap(gateway, config.dataDir);
       let url: string;
       try {
         url = await gateway.listen();
@@ -70,12 +73,24 @@ export function serveCommand(): Command {
     });
 }
 
-async function bootstrap(gateway: Gateway): Promise<void> {
+async function bootstrap(gateway: Gateway, dataDir: string): Promise<void> {
   const { accounts, apiKeys } = gateway.core;
   if ((await accounts.count()) > 0) return;
   const { created } = await accounts.ensure("default");
   if (!created) return;
-  const { key } = await apiKeys.create({ accountId: "default", name: "first key", scopes: ["*"] });
+  const { key, view } = await apiKeys.create({ accountId: "default", name: "first key", scopes: ["*"] });
+  // Standard output that is not a terminal is a log stream, kept and shipped: the key goes to a file only its owner can
+  // read, and the log says where.
+  if (!process.stdout.isTTY) {
+    const file = path.join(dataDir, "first-api-key");
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+    gateway.app.log.warn(
+      { account: "default", key_id: view.id, file },
+      "created the account default and its first API key (scope *): the key is in this file, readable by this user only, and shown nowhere else; store it and delete the file",
+    );
+    return;
+  }
   process.stdout.write(
     [
       "",
