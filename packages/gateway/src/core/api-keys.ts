@@ -4,7 +4,7 @@ import { hash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { ApiKeysTable, Database } from "../store/schema.ts";
 import type { Clock } from "./clock.ts";
-import { GatewayError, notFound } from "./errors.ts";
+import { GatewayError, invalidRequest, notFound } from "./errors.ts";
 import { newId, randomBase62 } from "./ids.ts";
 import { parseScopes, type ScopeTargets } from "./scopes.ts";
 
@@ -99,6 +99,15 @@ export class ApiKeys {
 
   async create(input: CreateKeyInput): Promise<{ key: string; view: ApiKeyView }> {
     const scopes = parseScopes(input.scopes, this.scopeTargets);
+    const now = this.clock.now();
+    if (input.expiresAt != null && input.expiresAt <= now) {
+      // A key refused from its first request is a mistake in the request, not a key.
+      throw invalidRequest(
+        "expires_at is not in the future",
+        [{ path: "/expires_at", message: "must be later than now" }],
+        "Give a time after now, or no expires_at for a key that does not expire.",
+      );
+    }
     const key = `gwk_${randomBase62(32)}`;
     const row: ApiKeysTable = {
       id: newId("key", 16),
@@ -109,7 +118,7 @@ export class ApiKeys {
       scopes: JSON.stringify(scopes),
       rate_limit_per_minute: input.rateLimit?.perMinute ?? null,
       rate_limit_burst: input.rateLimit?.burst ?? null,
-      created_at: this.clock.now(),
+      created_at: now,
       expires_at: input.expiresAt ?? null,
       revoked_at: null,
       last_used_at: null,

@@ -1,4 +1,4 @@
-// API keys over real HTTP: 401 and 403 exactly as the seed says (no provider field), scopes, revocation, expiry.
+// API keys over real HTTP: 401 and 403 exactly, with no provider field; scopes, revocation, expiry.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
 
@@ -78,6 +78,23 @@ describe("401 unauthorized", () => {
     expect((await call(created.key, "list_api_keys")).response.status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1600));
     expectAuthError(await call(created.key, "list_api_keys"), 401, "unauthorized", "The API key has expired");
+  });
+
+  it("does not create a key that has already expired", async () => {
+    const before = (await call(t.key, "list_api_keys")).json.data.api_keys.length;
+    const refused = await call(t.key, "create_api_key", { scopes: ["opendata"], expires_at: "2020-01-01T00:00:00Z" });
+    expect(refused.response.status).toBe(400);
+    expect(refused.json).toEqual({
+      error: {
+        code: "invalid_request",
+        message: "expires_at is not in the future",
+        request_id: refused.response.headers.get("x-request-id"),
+        retryable: false,
+        details: [{ path: "/expires_at", message: "must be later than now" }],
+        fix: "Give a time after now, or no expires_at for a key that does not expire.",
+      },
+    });
+    expect((await call(t.key, "list_api_keys")).json.data.api_keys).toHaveLength(before);
   });
 });
 

@@ -39,7 +39,7 @@ async function receiver(): Promise<Receiver> {
 const set = (gw: TestGateway, url: string) => gw.call("platform", "set_webhook_endpoint", { url, event_types: ["*"] });
 
 describe("webhook private-address guard", () => {
-  it("refuses at registration: http, private, loopback, link-local targets and names resolving to them", async () => {
+  it("refuses at registration: http, port 0, private, loopback, link-local targets and names resolving to them", async () => {
     const gw = await gateway();
     const refused = [
       "http://hooks.example.com/gateway",
@@ -54,6 +54,8 @@ describe("webhook private-address guard", () => {
       "https://internal.example.com/hooks",
       "https://mixed.example.com/hooks",
       "https://user:pass@hooks.example.com/hooks",
+      "https://hooks.example.com:0/hooks",
+      "https://93.184.216.34:0/hooks",
       "not a url",
     ];
     for (const url of refused) {

@@ -1,4 +1,4 @@
-// The rules for a webhook endpoint URL at registration (SPEC §7): https only, no credentials, and no private,
+// The rules for a webhook endpoint URL at registration: https only, no credentials, port 1–65535, and no private,
 // loopback or link-local target unless GATEWAY_WEBHOOK_ALLOW_PRIVATE=1. Delivery checks the address again.
 import net from "node:net";
 import { invalidRequest } from "../errors.ts";
@@ -28,6 +28,8 @@ export async function checkEndpointUrl(raw: string, policy: UrlPolicy): Promise<
   if (!secure && !(policy.allowPrivate && url.protocol === "http:")) throw refuse("it must use https://");
   if (url.username || url.password) throw refuse("it must not carry credentials");
   if (url.hash) throw refuse("it must not have a #fragment");
+  // WHATWG URL keeps port 0 (nothing listens there, so every delivery would fail); it drops a scheme's default port.
+  if (url.port === "0") throw refuse("its port must be 1 to 65535");
   if (policy.allowPrivate) return url.href;
   const host = hostOf(url);
   if (net.isIP(host) !== 0) {
