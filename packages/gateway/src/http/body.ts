@@ -5,6 +5,7 @@ import { isUtf8 } from "node:buffer";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import secureJson from "secure-json-parse";
 import { invalidRequest } from "../core/errors.ts";
+import { sentMoreThanOnce } from "./raw-headers.ts";
 
 export const bodyLimitBytes = 1024 * 1024;
 
@@ -19,7 +20,7 @@ export function registerBodyParsing(app: FastifyInstance): void {
       const raw = body as Buffer;
       (request as FastifyRequest).rawBody = raw;
       if (raw.length === 0) return done(null, undefined);
-      const encoding = encodingProblem(request) ?? charsetProblem(request);
+      const encoding = encodingProblem(request) ?? charsetProblem(request) ?? repeatedType(request);
       if (encoding) return done(encoding, undefined);
       if (!isUtf8(raw))
         return done(invalidRequest("The body is not valid UTF-8; send JSON encoded as UTF-8"), undefined);
@@ -67,6 +68,11 @@ function encodingProblem(request: FastifyRequest) {
   const encoding = request.headers["content-encoding"];
   if (encoding === undefined || encoding.trim().toLowerCase() === "identity") return undefined;
   return invalidRequest(`Content-Encoding ${encoding} is not supported; send the body uncompressed`);
+}
+
+function repeatedType(request: FastifyRequest) {
+  if (!sentMoreThanOnce(request.raw.rawHeaders, "content-type")) return undefined;
+  return invalidRequest("Content-Type was sent more than once; send it once, as application/json");
 }
 
 /** JSON is UTF-8 (RFC 8259): a charset parameter naming anything else describes bytes this parser would misread. */

@@ -269,6 +269,67 @@ describe("malformed requests", () => {
   });
 });
 
+describe("headers that must be sent once", () => {
+  /** A POST with the given header lines, over a raw socket: fetch would join repeated headers into one. */
+  async function postWithHeaders(lines: string[], body = "{}") {
+    const { port, hostname } = new URL(t.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () =>
+        socket.write(
+          `POST /v1/platform/list_api_keys HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n` +
+            `${lines.map((line) => `${line}\r\n`).join("")}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        ),
+      );
+      let text = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk) => {
+        text += chunk;
+      });
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    const [head = "", payload = ""] = answer.split("\r\n\r\n");
+    return { status: Number(head.split(" ")[1]), json: JSON.parse(payload) as Record<string, any> };
+  }
+  const type = "Content-Type: application/json";
+
+  it("refuses two Authorization headers, rather than using the first", async () => {
+    const created = await t.call("platform", "create_api_key", { scopes: ["opendata"] });
+    const other = ((await created.json()) as { data: { key: string } }).data.key;
+    const result = await postWithHeaders([`Authorization: Bearer ${t.key}`, `authorization: Bearer ${other}`, type]);
+    expect(result.status).toBe(401);
+    expect(result.json.error).toMatchObject({
+      code: "unauthorized",
+      message: "The Authorization header was sent more than once: send one key",
+    });
+    expect((await postWithHeaders([`Authorization: Bearer ${t.key}`, type])).status).toBe(200);
+  });
+
+  it("refuses two Idempotency-Key headers, even equal ones, rather than joining them into another key", async () => {
+    const result = await postWithHeaders([
+      `Authorization: Bearer ${t.key}`,
+      type,
+      "Idempotency-Key: k1",
+      "Idempotency-Key: k1",
+    ]);
+    expect(result.status).toBe(400);
+    expect(result.json.error).toMatchObject({
+      code: "invalid_request",
+      message: "The Idempotency-Key header must be sent once",
+      details: [{ path: "/headers/idempotency-key", message: "must be sent once" }],
+    });
+  });
+
+  it("refuses two Content-Type headers", async () => {
+    const result = await postWithHeaders([`Authorization: Bearer ${t.key}`, type, "Content-Type: text/plain"]);
+    expect(result.status).toBe(400);
+    expect(result.json.error).toMatchObject({
+      code: "invalid_request",
+      message: "Content-Type was sent more than once; send it once, as application/json",
+    });
+  });
+});
+
 describe("requests Node's HTTP parser refuses", () => {
   /** Sends raw bytes and reads the whole answer: the gateway closes the connection after it. */
   async function raw(bytes: string): Promise<{ head: string[]; json: Record<string, any> }> {

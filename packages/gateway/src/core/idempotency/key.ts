@@ -17,8 +17,8 @@ const malformed = (reason: string) =>
  * A value starting with a double quote is read as a structured-field string; anything else is taken literally.
  */
 export function parseIdempotencyKey(header: string | string[]): string {
-  if (Array.isArray(header)) throw malformed("must be sent once");
-  const value = header.trim();
+  if (Array.isArray(header) && header.length !== 1) throw malformed("must be sent once");
+  const value = (Array.isArray(header) ? (header[0] as string) : header).trim();
   const key = value.startsWith('"') ? parseSfString(value) : value;
   if (key === undefined) throw malformed("is not a valid quoted string");
   if (key.length === 0) throw malformed("must not be empty");

@@ -72,7 +72,8 @@ async function claimOrReplay(
   header: string | string[],
   accountId: string,
 ): Promise<boolean> {
-  const key = parseIdempotencyKey(header);
+  // Node joins repeated headers of this name with ", ": read them apart, so that a repeat is refused, not merged.
+  const key = parseIdempotencyKey(request.raw.headersDistinct["idempotency-key"] ?? header);
   const ref = { accountId, keyHash: idempotencyKeyHash(key) };
   const connection = request.headers["x-gateway-connection-id"];
   const fingerprint = requestFingerprint({
