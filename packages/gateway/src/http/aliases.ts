@@ -24,7 +24,11 @@ function aliasInput(alias: ResourceAlias, request: FastifyRequest): Record<strin
   }
   const params = request.params as Record<string, string>;
   if (alias.method !== "POST") {
-    if (request.body !== undefined && !isEmptyObject(request.body)) {
+    // Fastify does not read a GET's body at all: its announced length is the only sign of one.
+    const unreadBody =
+      request.body === undefined &&
+      (Number(request.headers["content-length"] ?? 0) > 0 || request.headers["transfer-encoding"] !== undefined);
+    if (unreadBody || (request.body !== undefined && !isEmptyObject(request.body))) {
       throw invalidRequest(`${where} takes no body: its input is the path`, [{ path: "", message: "must be empty" }]);
     }
     return { ...params };
@@ -48,7 +52,9 @@ export function registerAliasRoutes(app: FastifyInstance, options: ExecuteDeps &
       app.route({
         method: alias.method,
         url: `/v1/${provider.id}${alias.path}`,
-        handler: async (request) => {
+        handler: async (request, reply) => {
+          // `/reservations/` matches `/reservations/:id` with an empty id: that is a path with no resource, a 404.
+          if (Object.values(request.params as Record<string, string>).includes("")) return reply.callNotFound();
           request.operationLabel = { provider: provider.id, operation: alias.operation };
           return executeOperation(options, request, compiled, aliasInput(alias, request));
         },

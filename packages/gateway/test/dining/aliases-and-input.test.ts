@@ -2,6 +2,7 @@
 // operations), bad input of every kind (the right code, a clear message, nothing changed), ids of another account and
 // of another diner, and contact names kept out of the logs.
 import { Writable } from "node:stream";
+import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alias, connectDiner, type DiningSetup, dining, freeSlot, startDining, tokyoDay } from "./setup.ts";
 
@@ -85,6 +86,27 @@ describe("resource aliases", () => {
     expect([list.status, list.headers.get("allow")]).toEqual([400, "POST"]);
     const withBody = await alias(s, "DELETE", "/reservations/rsv_0000000000000000000000", { reason: "x" });
     expect(withBody.body.error.details).toEqual([{ path: "", message: "must be empty" }]);
+    // A GET's body is refused the same way, though Fastify never reads it (fetch cannot send one; undici can).
+    const getWithBody = await request(`${s.t.url}/v1/dining/reservations/rsv_0000000000000000000000`, {
+      method: "GET",
+      headers: {
+        authorization: `Bearer ${s.t.key}`,
+        "x-gateway-connection-id": s.connectionId,
+        "content-type": "application/json",
+      },
+      body: '{"reason":"x"}',
+    });
+    expect(getWithBody.statusCode).toBe(400);
+    expect(((await getWithBody.body.json()) as any).error.details).toEqual([{ path: "", message: "must be empty" }]);
+    // A trailing slash names no reservation: the 404 of a path without a route, as for POST.
+    for (const method of ["GET", "DELETE"]) {
+      const trailing = await alias(s, method, "/reservations/");
+      expect([trailing.status, trailing.body.error.code, trailing.body.error.message]).toEqual([
+        404,
+        "not_found",
+        `No route ${method} /v1/dining/reservations/`,
+      ]);
+    }
     const noConnection = await fetch(`${s.t.url}/v1/dining/reservations/rsv_0000000000000000000000`, {
       headers: { authorization: `Bearer ${s.t.key}` },
     });
