@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from "fastify";
+import { invalidRequest } from "../core/errors.ts";
 import { sequentialIds } from "../core/ids.ts";
 import type { CoreServices } from "../core/services.ts";
 import type { Registry } from "../providers/registry.ts";
@@ -81,8 +82,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest("operationLabel", undefined);
   app.decorateRequest("notExecuted", undefined);
   // Both hooks are synchronous callbacks: no promise per request for work that never waits.
+  // Node answers an HTTP/1.1 request without Host itself, with a bare 400 (no envelope, no request id): the check is
+  // made here instead.
+  (app.server as typeof app.server & { requireHostHeader: boolean }).requireHostHeader = false;
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    const raw = request.raw;
+    if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
+      return done(invalidRequest("An HTTP/1.1 request needs a Host header"));
+    }
     done();
   });
   const observers = [requestLogObserver(app.log), requestMetrics(deps.metrics), ...(deps.observers ?? [])];

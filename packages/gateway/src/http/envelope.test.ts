@@ -330,6 +330,46 @@ describe("headers that must be sent once", () => {
   });
 });
 
+it("answers an HTTP/1.1 request without Host with the envelope and a request id", async () => {
+  const { port, hostname } = new URL(t.url);
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () =>
+      socket.write("GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n"),
+    );
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      text += chunk;
+    });
+    socket.on("close", () => resolve(text));
+    socket.on("error", reject);
+  });
+  const [head = "", body = ""] = answer.split("\r\n\r\n");
+  const lines = head.split("\r\n");
+  const requestId = lines.find((line) => line.startsWith("x-request-id: "))?.slice("x-request-id: ".length);
+  expect(lines[0]).toBe("HTTP/1.1 400 Bad Request");
+  expect(requestId).toMatch(requestIdPattern);
+  expect(JSON.parse(body)).toEqual({
+    error: {
+      code: "invalid_request",
+      message: "An HTTP/1.1 request needs a Host header",
+      request_id: requestId,
+      retryable: false,
+    },
+  });
+  // HTTP/1.0 has no Host header to require.
+  const old = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write("GET /healthz HTTP/1.0\r\n\r\n"));
+    let text = "";
+    socket.on("data", (chunk) => {
+      text += chunk;
+    });
+    socket.on("close", () => resolve(text));
+    socket.on("error", reject);
+  });
+  expect(old.split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
+});
+
 describe("requests Node's HTTP parser refuses", () => {
   /** Sends raw bytes and reads the whole answer: the gateway closes the connection after it. */
   async function raw(bytes: string): Promise<{ head: string[]; json: Record<string, any> }> {
