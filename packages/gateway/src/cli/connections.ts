@@ -79,7 +79,10 @@ export function connectionsCommand(): Command {
   );
   const common = (command: Command) =>
     command
-      .option("--url <url>", "the running gateway's public URL (default GATEWAY_PUBLIC_URL or http://localhost:8080)")
+      .option(
+        "--url <url>",
+        "the running gateway's public URL (default GATEWAY_PUBLIC_URL, else http://localhost:$PORT)",
+      )
       .option("--key <key>", "an API key (default GATEWAY_API_KEY); without one the store is opened directly")
       .option("--account <id>", 'account, when no key is given (default "default")')
       .option("--json", "print JSON");

@@ -59,7 +59,7 @@ export function keysCommand(): Command {
 
   keys
     .command("revoke")
-    .description("Revoke a key; every node refuses it within 5 seconds")
+    .description("Revoke a key; every node refuses it within GATEWAY_KEY_CACHE_TTL_MS (2 s by default)")
     .argument("<key_id>", "the key's id (key_…)")
     .option("--account <id>", "account", "default")
     .option("--json", "print JSON")

@@ -98,7 +98,8 @@ export const listApiKeys = defineOperation({
 export const revokeApiKey = defineOperation({
   id: "revoke_api_key",
   summary: "Revoke an API key",
-  description: "Revokes the key at once; every gateway node refuses it within 5 seconds. Revoking twice is harmless.",
+  description:
+    "Revokes the key at once; every gateway node refuses it within its key cache's lifetime (2 s by default, GATEWAY_KEY_CACHE_TTL_MS). Revoking twice is harmless.",
   auth: "none",
   input: StrictObject({ key_id: Type.String({ minLength: 1, maxLength: 64 }) }),
   output: Type.Object({ api_key: ApiKey }, { additionalProperties: false }),
