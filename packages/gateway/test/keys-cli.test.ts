@@ -1,6 +1,6 @@
 // `gateway keys create|list|revoke` as a separate process on the store of a running gateway: the key printed once
-// (SPEC §2's JSON shape), accepted by the gateway; scopes checked against the providers; revocation seen by the
-// gateway. (SQLite only: the CLI opens the store the environment names.)
+// (with --json: id, key, account_id, scopes), accepted by the gateway; scopes checked against the providers;
+// revocation seen by the gateway. (SQLite only: the CLI opens the store the environment names.)
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,7 +1,7 @@
 // The SDK's error types: one GatewayError carrying the gateway's stable code, a subclass per code, and the
 // connection error for requests that got no response. errorFromResponse (error-from-response.ts) builds them.
 
-/** The gateway's codes (the seed's eight, `internal_error` for 500), the SDK's own `connection_error`, and any
+/** The gateway's codes (eight public ones, `internal_error` for 500), the SDK's own `connection_error`, and any
  * code announced later: new codes arrive under an existing status, so keep a default branch. */
 export type GatewayErrorCode =
   | "invalid_request"
@@ -75,7 +75,7 @@ export function isGatewayError(value: unknown): value is GatewayError {
   return value instanceof GatewayError || (value instanceof Error && Object.hasOwn(value, brand));
 }
 
-/** Status and retryability of each code the gateway defines (seed "Errors"; 500 is internal_error). */
+/** Status and retryability of each code the gateway defines (500 is internal_error). */
 export const GATEWAY_ERROR_CODES = {
   invalid_request: { status: 400, retryable: false },
   unauthorized: { status: 401, retryable: false },

@@ -43,7 +43,7 @@ describe("errorFromResponse", () => {
       expect(error).toMatchObject({ name: type.name, code, status, retryable, requestId: "req_123" });
       expect(error).toMatchObject({ message: `message for ${code}`, provider: "dining", fix: "f" });
       expect(error.details).toEqual([{ path: "/x", message: "m" }]);
-      // Without `retryable` in the envelope, the seed's table decides.
+      // Without `retryable` in the envelope, GATEWAY_ERROR_CODES decides.
       expect(errorFromResponse(status, envelope(code)).retryable).toBe(retryable);
       expect(errorFromResponse(status, JSON.stringify(envelope(code)))).toBeInstanceOf(type);
     });

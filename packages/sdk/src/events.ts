@@ -45,7 +45,7 @@ export interface Reservation {
 }
 
 /**
- * `data.object` per event type before generation: the reservation as the seed describes it, open records for the
+ * `data.object` per event type before generation: the reservation with the fields it always has, open records for the
  * resources whose get_… operation this SDK version does not know yet.
  */
 interface BaseEventObjects {

@@ -18,7 +18,7 @@ function describeEvent(event: WebhookEvent): string {
 }
 
 describe("event types", () => {
-  it("lists every type of SPEC §7 plus test.event, each once", () => {
+  it("lists every event type the gateway emits plus test.event, each once", () => {
     expect(new Set(WEBHOOK_EVENT_TYPES).size).toBe(WEBHOOK_EVENT_TYPES.length);
     expect(WEBHOOK_EVENT_TYPES).toContain("payment.declined");
     expect(WEBHOOK_EVENT_TYPES).toContain("test.event");

@@ -1,7 +1,7 @@
 // The one error type of the gateway. Every failure is a GatewayError with a code from the catalogue below;
 // only the HTTP error handler turns it into a response (see http/error-handler.ts).
 
-/** The seed's eight codes and their fixed statuses, plus `internal_error` for 500. */
+/** The eight public codes and their fixed statuses, plus `internal_error` for 500. */
 export const errorCatalogue = {
   invalid_request: { status: 400, retryable: false },
   unauthorized: { status: 401, retryable: false },

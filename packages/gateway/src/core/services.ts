@@ -11,7 +11,7 @@ import type { ResourceCopies } from "./resources/resource-copies.ts";
 import type { Deliveries } from "./webhooks/deliveries.ts";
 import type { WebhookEndpoints } from "./webhooks/endpoints.ts";
 
-/** Resolves the connection of a credentials-mode call, refreshing its access token when due (connections issue). */
+/** Resolves the connection of a credentials-mode call, refreshing its access token when due (core/connections). */
 export interface ConnectionResolver {
   resolveForCall(input: { accountId: string; providerId: string; connectionId: string }): Promise<{
     id: string;

@@ -1,4 +1,4 @@
-// The one place where errors become responses: every non-2xx answer is the seed's error envelope, including those
+// The one place where errors become responses: every non-2xx answer is the gateway's error envelope, including those
 // Fastify's router and Node's HTTP parser would otherwise answer in their own formats.
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";

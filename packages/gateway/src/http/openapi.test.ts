@@ -1,5 +1,5 @@
 // The OpenAPI document: served at /openapi.json, lint-clean under Redocly's recommended rules, and carrying the
-// markers and error responses the spec requires for every operation.
+// x- markers and error responses every operation must have.
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";

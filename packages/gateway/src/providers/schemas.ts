@@ -25,7 +25,7 @@ type JsonValueType = string | number | boolean | null | JsonValueType[] | { [key
 
 const jsonTypes = ["string", "number", "boolean", "null", "array", "object"];
 
-/** The recursive generic JSON value of the seed (catalogue responses), as documented and typed. */
+/** The recursive generic JSON value (catalogue responses), as documented and typed. */
 export const JsonValue: TSchema = Type.Unsafe<JsonValueType>({
   $id: "JsonValue",
   title: "JsonValue",

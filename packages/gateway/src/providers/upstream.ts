@@ -1,5 +1,5 @@
 // HTTP client of one provider's upstream: a keep-alive undici pool, a timeout, a circuit breaker, and the mapping of
-// upstream failures onto the gateway's error codes (SPEC §4).
+// upstream failures onto the gateway's error codes.
 import CircuitBreaker from "opossum";
 import { Pool } from "undici";
 import { credentialsRefused } from "../core/connections/with-access-token.ts";

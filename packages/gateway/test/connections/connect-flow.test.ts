@@ -1,6 +1,6 @@
 // The whole connect flow over real HTTP, the way a browser does it (redirects followed, the login and consent
 // forms posted, cookies kept), then every cart operation with the new connection, checked field by field against
-// the seed's tables and the operations' output schemas.
+// exact expected objects and the operations' output schemas.
 import { buildProducts, priceAt } from "@provider-gateway/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runConnectFlow } from "../../src/cli/connect-flow.ts";

@@ -41,7 +41,7 @@ const get = async (id: string) => {
 };
 
 describe("rst_instant: confirmed at once, cancellable while the window is open", () => {
-  it("answers confirmed in the envelope, with the seed's fields and the slot's start in Tokyo time", async () => {
+  it("answers confirmed in the envelope, with every reservation field and the slot's start in Tokyo time", async () => {
     const { slot, reservation, envelope } = await reserve("rst_instant");
     expect(envelope).toEqual({
       data: reservation,

@@ -59,7 +59,7 @@ const ticketNo = async (id: string) =>
   ).upstream_id;
 
 describe("waitlist", () => {
-  it("join answers waiting with the seed-style envelope and the venue's estimate", async () => {
+  it("join answers waiting in the data/meta/pagination envelope with the venue's estimate", async () => {
     const joined = await dining(s, "join_waitlist", {
       restaurant_id: "rst_shibuya_ramen",
       party_size: 3,

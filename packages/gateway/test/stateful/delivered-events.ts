@@ -1,5 +1,5 @@
 // The webhook deliveries a stateful provider's test waits for, checked as a receiver must check them: exact headers,
-// the v2 signature verified with the SDK, the seed's envelope; and the events about one resource, in arrival order.
+// the v2 signature verified with the SDK, the event envelope; and the events about one resource, in arrival order.
 import { expect } from "vitest";
 import { verifyWebhook } from "../../../sdk/src/index.ts";
 import { eventually } from "../webhooks/fake-clock.ts";
@@ -13,7 +13,7 @@ export interface DeliveredEvent {
   data: { object: any };
 }
 
-/** Checks a delivery as a receiver must: exact headers, the v2 signature verified with the SDK, the seed's envelope. */
+/** Checks a delivery as a receiver must: exact headers, the v2 signature verified with the SDK, the event envelope. */
 export async function verifiedEvent(
   s: ProviderSetup,
   received: Receiver["received"][number],

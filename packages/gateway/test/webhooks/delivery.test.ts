@@ -8,7 +8,7 @@ import { attemptsRecorded, closeAll, hmac, nextAttempt, sendTestEvent, setupWebh
 afterEach(closeAll);
 
 describe("webhook delivery", () => {
-  it("POSTs the envelope with exactly the specified headers and a signature that verifies", async () => {
+  it("POSTs the envelope with exactly the delivery headers and a signature that verifies", async () => {
     const { clock, secret, receiver, gateway } = await setupWebhooks();
     const event = await sendTestEvent(gateway);
     const [request] = await receiver.waitFor(1);

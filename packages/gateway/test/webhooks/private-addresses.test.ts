@@ -1,4 +1,4 @@
-// The private-address guard (SPEC §7) with GATEWAY_WEBHOOK_ALLOW_PRIVATE off: refused at registration, and refused
+// The private-address guard of webhooks with GATEWAY_WEBHOOK_ALLOW_PRIVATE off: refused at registration, and refused
 // again at delivery on the address actually resolved then, so that DNS rebinding cannot reach an internal service.
 import { afterEach, describe, expect, it } from "vitest";
 import type { ResolvedAddress } from "../../src/core/webhooks/resolver.ts";

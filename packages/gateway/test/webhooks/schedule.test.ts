@@ -1,4 +1,4 @@
-// The retry schedule of SPEC §7 on a fake clock: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h between attempts (±20 %), a last
+// The webhook retry schedule on a fake clock: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h between attempts (±20 %), a last
 // attempt exactly 24 h after the event was created, then `failed`.
 import { afterEach, describe, expect, it } from "vitest";
 import { attemptsRecorded, closeAll, deliveriesOf, nextAttempt, sendTestEvent, setupWebhooks } from "./setup.ts";

@@ -1,5 +1,5 @@
 // Which operation returns the resource that each webhook event carries: an event's `data.object` is exactly the
-// resource as the API returns it (SPEC §7), so its type is that operation's output type once the operation exists.
+// resource as the API returns it, so its type is that operation's output type once the operation exists.
 
 export interface EventSource {
   provider: string;

@@ -1,9 +1,9 @@
-// The seed's client retry table and the backoff arithmetic, without any network.
+// The client retry rules and the backoff arithmetic, without any network.
 import { describe, expect, it } from "vitest";
 import { GatewayConnectionError, InvalidRequestError, ProviderUnavailableError, RateLimitedError } from "../errors.ts";
 import { backoffMs, isRepeatable, retryDelayMs } from "./retry-policy.ts";
 
-describe("isRepeatable (seed: Retry behaviour for clients)", () => {
+describe("isRepeatable: which requests may be sent again", () => {
   it("GET and DELETE always; POST only read-only or with an Idempotency-Key", () => {
     expect(isRepeatable({ method: "GET", readOnly: false, idempotencyKey: undefined })).toBe(true);
     expect(isRepeatable({ method: "DELETE", readOnly: false, idempotencyKey: undefined })).toBe(true);

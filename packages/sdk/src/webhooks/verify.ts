@@ -1,4 +1,4 @@
-// verifyWebhook: the seed's five verification rules, on Web Crypto so it runs in Node 20+, Deno, Bun, workers.
+// verifyWebhook: the five verification rules below, on Web Crypto so it runs in Node 20+, Deno, Bun, workers.
 import type { WebhookEvent } from "../events.ts";
 import { toHex, utf8 } from "./bytes.ts";
 import {

@@ -1,4 +1,4 @@
-// The seed's five verification rules, one case per way a delivery can be refused, plus the acceptances around them.
+// verifyWebhook's five rules, one case per way a delivery can be refused, plus the acceptances around them.
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { verifyWebhookSync } from "./node.ts";

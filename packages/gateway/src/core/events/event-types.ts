@@ -1,4 +1,4 @@
-// The event types the gateway emits (SPEC §7) plus `test.event` (send_test_event). Endpoints subscribe to these.
+// The event types the gateway emits, `test.event` (send_test_event) included. Endpoints subscribe to these.
 export const eventTypes = [
   "reservation.confirmed",
   "reservation.cancelled",

@@ -1,4 +1,4 @@
-// The Idempotency-Key header and the request fingerprint it is bound to (SPEC §5).
+// The Idempotency-Key header and the request fingerprint it is bound to.
 import { hash } from "node:crypto";
 import { invalidRequest } from "../errors.ts";
 

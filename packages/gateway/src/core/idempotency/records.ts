@@ -34,7 +34,7 @@ export type ClaimOutcome =
   | { kind: "running" };
 
 export interface IdempotencyTimings {
-  /** How long a key is remembered (SPEC §5: 24 hours). */
+  /** How long a key is remembered (default 24 hours). */
   retentionMs: number;
   /** How long a running claim stays valid without renewal; its node renews it every third of that. */
   leaseMs: number;

@@ -1,4 +1,4 @@
-// Delegation tokens (SPEC §2): `gwd_…`, minted for a signed-in console user, valid 10 minutes, carrying the user's
+// Delegation tokens: `gwd_…`, minted for a signed-in console user, valid 10 minutes, carrying the user's
 // account, a scope subset and optionally a connection (so that the browser never holds a connection id). Stored as
 // a hash; accepted wherever an API key is.
 import { createHash } from "node:crypto";

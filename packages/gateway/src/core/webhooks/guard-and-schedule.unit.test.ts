@@ -82,7 +82,7 @@ describe("signatureHeader and verifySignatureHeader", () => {
     expect(signatureHeader(body, [secret], Date.parse("2026-10-01T00:00:00Z"))).not.toContain("v1=");
   });
 
-  it("verifies inbound hooks by the seed's rules", () => {
+  it("verifies inbound hooks: t and v2 present, t within 300 s, a v2 that matches", () => {
     const header = signatureHeader(body, [secret], now);
     const rawBody = Buffer.from(body);
     expect(() => verifySignatureHeader({ header, rawBody, secret, nowMs: now + 300_000 })).not.toThrow();

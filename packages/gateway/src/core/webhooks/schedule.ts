@@ -1,4 +1,4 @@
-// The retry schedule of SPEC §7. After the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h (each ±20 % jitter),
+// The webhook retry schedule. After the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h (each ±20 % jitter),
 // then a last attempt at 24 h after the delivery was created; never beyond it. After that the delivery is failed.
 export const retryDelaysMs = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000] as const;
 export const deliveryWindowMs = 24 * 3600 * 1000;

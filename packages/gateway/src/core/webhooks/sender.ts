@@ -1,5 +1,5 @@
 // Sends one webhook attempt over HTTP: undici with keep-alive, a total timeout, no redirects, and a connection only to
-// an address that was resolved and checked in the same step (the private-address guard of SPEC §7).
+// an address that was resolved and checked in the same step (the private-address guard, against DNS rebinding).
 import net from "node:net";
 import { Agent } from "undici";
 import { isPrivateAddress } from "./address-guard.ts";

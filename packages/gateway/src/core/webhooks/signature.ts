@@ -1,4 +1,4 @@
-// The `Gateway-Signature` scheme (seed, Events): `t=<unix seconds>,v2=<hex HMAC-SHA256("<t>.<raw body>")>`, one v2
+// The `Gateway-Signature` scheme: `t=<unix seconds>,v2=<hex HMAC-SHA256("<t>.<raw body>")>`, one v2
 // per active secret, keyed with the UTF-8 bytes of the whole `whsec_…` string. The legacy `v1` (HMAC of the body
 // alone) goes along only before 2026-10-01T00:00:00Z. Inbound provider hooks are verified with the same scheme.
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -27,7 +27,10 @@ const refuse = (problem: string) =>
     { path: "/headers/gateway-signature", message: problem },
   ]);
 
-/** The seed's verification rules 1–3; throws 400 `invalid_request` when the delivery must be refused. */
+/**
+ * A receiver's checks: t and v2 present, t within 300 s, a v2 that matches. Throws 400 `invalid_request` when the
+ * delivery must be refused.
+ */
 export function verifySignatureHeader(input: {
   header: string | undefined;
   rawBody: Buffer;

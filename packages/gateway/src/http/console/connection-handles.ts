@@ -1,4 +1,4 @@
-// Connection ids never reach the browser (seed, Authentication §5). Everything the console sends out has each
+// Connection ids belong in server code, never in a browser. Everything the console sends out has each
 // `conn_…` id replaced by an opaque handle — deterministic AES-256-GCM (synthetic IV) of the account and the id under
 // a key derived from the master key — and every handle the browser sends back is opened again on the server, for
 // the signed-in account only.

@@ -1,4 +1,4 @@
-// Idempotency-Key over real HTTP (SPEC §5): byte-for-byte replay, reuse and in-progress conflicts, waiting for the
+// Idempotency-Key over real HTTP: byte-for-byte replay, reuse and in-progress conflicts, waiting for the
 // first request, 24-hour retention on a fake clock, nothing stored for answers that executed nothing, lease takeover.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";

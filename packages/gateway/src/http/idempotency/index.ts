@@ -1,4 +1,4 @@
-// Idempotency-Key on every POST under /v1 (SPEC §5), one mechanism for operations, platform operations and resource
+// Idempotency-Key on every POST under /v1, one mechanism for operations, platform operations and resource
 // aliases: a preHandler (after authentication and body parsing) claims the key or replays the stored response, and
 // onSend stores the serialized response of the request that held the claim, byte for byte.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -22,12 +22,12 @@ interface ActiveClaim extends HeldClaim {
 
 export interface IdempotencyDeps {
   records: IdempotencyRecords;
-  /** How long a repeat waits for the first request under its key to finish (SPEC §5: 10 s). */
+  /** How long a repeat waits for the first request under its key to finish before 409 (default 10 s). */
   waitMs: number;
   metrics: Pick<Metrics, "idempotentRequests" | "idempotencyWaiting">;
 }
 
-/** Answers that mean nothing was executed: the claim is released and the key stays free (SPEC §5). */
+/** Answers that mean nothing was executed: the claim is released and the key stays free. */
 const notExecutedStatuses = new Set([400, 401, 403, 429]);
 
 export function idempotency(deps: IdempotencyDeps) {

@@ -1,4 +1,4 @@
-// A 502 is replayed under its Idempotency-Key when the provider was called (SPEC §5), but not when the gateway
+// A 502 is replayed under its Idempotency-Key when the provider was called, but not when the gateway
 // certainly never reached it (connection refused): then nothing was executed and a retry with the key runs anew.
 import http from "node:http";
 import { Type } from "@sinclair/typebox";

@@ -1,4 +1,4 @@
-// Per-key rate limits on every /v1 request (SPEC §6), checked right after authentication and before the body is
+// Per-key rate limits on every /v1 request, checked right after authentication and before the body is
 // read. Headers follow draft-ietf-httpapi-ratelimit-headers-11 (structured fields, policy "default"):
 //   RateLimit-Policy: "default";q=<requests a minute>;w=60
 //   RateLimit: "default";r=<requests possible now>;t=<seconds until the full burst is back>
@@ -11,7 +11,7 @@ import type { Metrics } from "../metrics.ts";
 
 export interface RateLimitDeps {
   limiter: RateLimiter;
-  /** For keys without a limit of their own (SPEC §6: 600 a minute, burst 60). */
+  /** For keys without a limit of their own (default 600 a minute, burst 60). */
   defaultPolicy: RateLimitPolicy;
   metrics: Pick<Metrics, "rateLimitFailOpen">;
 }

@@ -1,4 +1,4 @@
-// Per-key rate limits over real HTTP (SPEC §6), in process on a fake clock: the RateLimit-Policy and RateLimit headers
+// Per-key rate limits over real HTTP, in process on a fake clock: the RateLimit-Policy and RateLimit headers
 // on every /v1 response, exact GCRA figures, and a 429 with Retry-After after which the same request succeeds.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";

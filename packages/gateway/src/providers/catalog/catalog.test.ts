@@ -1,4 +1,4 @@
-// catalog over real HTTP through its sandbox: the mapping, cursor pagination, and upstream failures mapped per SPEC §4.
+// catalog over real HTTP through its sandbox: the mapping, cursor pagination, and upstream failures as gateway errors.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
 

@@ -1,5 +1,5 @@
-// catalog: catalogue and store data of a Japanese online and offline retailer. As the seed says, every answer is a
-// generic JSON value; the adapter shapes it into products, stores, reviews and trends in snake_case.
+// catalog: catalogue and store data of a Japanese online and offline retailer. Every answer is typed as a generic
+// JSON value; the adapter shapes it into products, stores, reviews and trends in snake_case.
 import { defineProvider } from "../types.ts";
 import { productDetail, productReviews, recommendProducts } from "./product.ts";
 import { browseCatalog, searchProducts } from "./search.ts";

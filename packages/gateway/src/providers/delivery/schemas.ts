@@ -1,5 +1,5 @@
 // The delivery provider's API objects and input fields: a restaurant's menu, and the order (its lines, amounts in
-// JPY as the seed's Money, the courier, the expected delivery time, who cancelled, timestamps in UTC).
+// JPY as Money, the courier, the expected delivery time, who cancelled, timestamps in UTC).
 import { Type } from "@sinclair/typebox";
 import { Money, Nullable } from "../schemas.ts";
 

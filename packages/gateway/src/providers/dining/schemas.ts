@@ -1,6 +1,6 @@
-// The dining provider's API objects and input fields: restaurant, slot, reservation (the seed's fields plus what a
-// caller needs: slot, contact name, the venue's booking reference, the cancellation deadline, timestamps) and
-// waitlist entry. Venue times carry the +09:00 offset; record timestamps are UTC.
+// The dining provider's API objects and input fields: restaurant, slot, reservation (with what a caller needs: slot,
+// contact name, the venue's booking reference, the cancellation deadline, timestamps) and waitlist entry.
+// Venue times carry the +09:00 offset; record timestamps are UTC.
 import { Type } from "@sinclair/typebox";
 import { Money, Nullable } from "../schemas.ts";
 

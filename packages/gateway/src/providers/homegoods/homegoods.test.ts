@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** Walks a node tree and fails on any property the seed does not declare. */
+/** Walks a node tree and fails on any property a category node does not declare. */
 function expectStrictNode(value: any, path = "data"): number {
   expect(
     Object.keys(value).every((k) => ["id", "title", "image_url", "children"].includes(k)),

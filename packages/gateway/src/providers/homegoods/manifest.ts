@@ -1,5 +1,5 @@
-// homegoods: a home-goods store and its content. Every answer is a category node, strictly (the seed allows no other
-// field): categories, products, the site and the day's deals are all expressed as nodes and their children.
+// homegoods: a home-goods store and its content. Every answer is a category node, strictly (no other field is
+// allowed): categories, products, the site and the day's deals are all expressed as nodes and their children.
 import { Type } from "@sinclair/typebox";
 import { pageFromCursor, pagination } from "../paging.ts";
 import { Cursor, Limit, StrictObject } from "../schemas.ts";

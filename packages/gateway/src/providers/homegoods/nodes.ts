@@ -1,4 +1,4 @@
-// The category node of the seed — {id, title, image_url?, children?} and nothing else — and the mapping of the
+// The category node — {id, title, image_url?, children?} and nothing else — and the mapping of the
 // home-goods upstream's records onto it.
 import { type Static, Type } from "@sinclair/typebox";
 

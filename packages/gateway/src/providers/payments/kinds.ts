@@ -10,7 +10,7 @@ export const payments = defineStatefulResource({
   revision: (native: NativeCharge) => native.version,
   toObject: toPayment,
   transitions: { pending: [], approved: ["refunded"], declined: [], refunded: [] },
-  // SPEC §7 names no refund event: a refund shows in get_payment and in refund_payment's answer.
+  // There is no refund event type: a refund shows in get_payment and in refund_payment's answer.
   events: (before, after) =>
     before.status === after.status
       ? []

@@ -1,4 +1,4 @@
-// The payments provider's API object and input fields: a payment of integer yen (the seed's Money: `amount` in the
+// The payments provider's API object and input fields: a payment of integer yen (as Money: `amount` in the
 // currency's display units, `currency` "JPY") with the card it was charged to, why it was declined, timestamps in UTC.
 import { Type } from "@sinclair/typebox";
 import { Nullable } from "../schemas.ts";

@@ -1,5 +1,5 @@
 // Calls to the shop's member API ("さくらマーケット" v2: snake_case, `_jpy` integer amounts, cart "lines", watch
-// list "entries") with the connection's bearer token, and the mapping of its shapes onto the seed's.
+// list "entries") with the connection's bearer token, and the mapping of its shapes onto the gateway's.
 import { withAccessToken } from "../../core/connections/with-access-token.ts";
 import type { OperationContext } from "../types.ts";
 import type { UpstreamRequest } from "../upstream.ts";

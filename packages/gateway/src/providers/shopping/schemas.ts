@@ -1,5 +1,5 @@
-// The shopping provider's resources exactly as the seed defines them (cart, cart line item, price drop, money:
-// every field required, nullable where the seed says "or null"), plus the price watch this gateway adds.
+// The shopping provider's resources (cart, cart line item, price drop, money: closed objects, every field required,
+// null where the shop does not know the value), plus the price watch the gateway itself stores.
 import { Type } from "@sinclair/typebox";
 import { Money, Nullable, StrictObject } from "../schemas.ts";
 
