@@ -51,6 +51,28 @@ describe("GET /openapi.json", () => {
   });
 });
 
+describe("response headers in the document", () => {
+  const names = (response: { headers: Record<string, unknown> }) => Object.keys(response.headers);
+
+  it("declares the request id, the rate limit, Retry-After and Idempotent-Replayed where each is sent", () => {
+    // A write with an Idempotency-Key: replayed answers carry Idempotent-Replayed; what executed nothing does not.
+    const write = document.paths["/v1/dining/create_reservation"].post.responses;
+    const limits = ["X-Request-Id", "RateLimit-Policy", "RateLimit"];
+    expect(names(write["200"])).toEqual([...limits, "Idempotent-Replayed"]);
+    expect(names(write["400"])).toEqual(limits);
+    expect(names(write["401"])).toEqual(["X-Request-Id"]);
+    expect(names(write["429"])).toEqual([...limits, "Retry-After"]);
+    expect(write["429"].headers["Retry-After"]).toEqual({ $ref: "#/components/headers/RetryAfterAlways" });
+    expect(document.components.headers.RetryAfterAlways.required).toBe(true);
+    expect(names(write["502"])).toEqual([...limits, "Retry-After", "Idempotent-Replayed"]);
+    expect(write["502"].headers["Retry-After"]).toEqual({ $ref: "#/components/headers/RetryAfter" });
+    // A read takes no Idempotency-Key, so nothing is replayed.
+    const read = document.paths["/v1/catalog/product_detail"].post.responses;
+    expect(names(read["200"])).toEqual(limits);
+    expect(document.components.headers.RetryAfter.schema).toEqual({ type: "integer", minimum: 1 });
+  });
+});
+
 describe("GET /v1/operations", () => {
   it("lists every provider and operation with auth mode, lifecycle, version and schemas", async () => {
     const response = await fetch(`${t.url}/v1/operations`, { headers: { authorization: `Bearer ${t.key}` } });

@@ -45,10 +45,11 @@ function operationObject(provider: ProviderDefinition, operation: OperationDefin
   if (!operation.readOnly && (alias?.method ?? "POST") === "POST") {
     parameters.push({ $ref: "#/components/parameters/IdempotencyKey" });
   }
+  const idempotent = parameters.some((p) => (p as { $ref?: string }).$ref === "#/components/parameters/IdempotencyKey");
   const responses: Record<string, unknown> = {
     "200": {
       description: "Success.",
-      headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" } },
+      headers: responseHeaders("200", idempotent),
       content: {
         "application/json": {
           schema: {
@@ -72,7 +73,7 @@ function operationObject(provider: ProviderDefinition, operation: OperationDefin
   for (const [status, description] of Object.entries(errorResponses)) {
     responses[status] = {
       description,
-      headers: { "X-Request-Id": { $ref: "#/components/headers/XRequestId" } },
+      headers: responseHeaders(status, idempotent),
       content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
     };
   }
@@ -108,6 +109,21 @@ function operationObject(provider: ProviderDefinition, operation: OperationDefin
       },
     }),
     responses,
+  };
+}
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+/** Statuses whose answer is stored under an Idempotency-Key and replayed (400, 401, 403 and 429 executed nothing). */
+const replayable = new Set(["200", "404", "409", "422", "500", "502"]);
+
+/** The headers of one response: the request id always; the key's rate limit once a key was found; and so on. */
+function responseHeaders(status: string, idempotent: boolean): Record<string, unknown> {
+  return {
+    "X-Request-Id": header("XRequestId"),
+    ...(status !== "401" && { "RateLimit-Policy": header("RateLimitPolicy"), RateLimit: header("RateLimit") }),
+    ...(status === "429" && { "Retry-After": header("RetryAfterAlways") }),
+    ...(status === "502" && { "Retry-After": header("RetryAfter") }),
+    ...(idempotent && replayable.has(status) && { "Idempotent-Replayed": header("IdempotentReplayed") }),
   };
 }
 
@@ -212,6 +228,27 @@ export function buildOpenApiDocument(registry: Registry, serverUrl: string) {
       },
       headers: {
         XRequestId: { description: "The request's identifier, as in error.request_id.", schema: { type: "string" } },
+        RateLimitPolicy: {
+          description: 'The API key\'s quota: `"default";q=<per minute>;w=60`.',
+          schema: { type: "string" },
+        },
+        RateLimit: {
+          description: 'What the key may send now: `"default";r=<requests left>;t=<seconds until the full burst>`.',
+          schema: { type: "string" },
+        },
+        RetryAfter: {
+          description: "Seconds to wait before retrying (an integer, at least 1).",
+          schema: { type: "integer", minimum: 1 },
+        },
+        RetryAfterAlways: {
+          description: "Seconds to wait before retrying (an integer, at least 1).",
+          required: true,
+          schema: { type: "integer", minimum: 1 },
+        },
+        IdempotentReplayed: {
+          description: "`true` on an answer replayed for a repeated Idempotency-Key; absent otherwise.",
+          schema: { type: "string", enum: ["true"] },
+        },
       },
       schemas,
     },

@@ -93,8 +93,10 @@ describe("a killed gateway process", () => {
     };
 
     const first = await serve(env);
-    const key = /gwk_[0-9A-Za-z]{32}/.exec(first.output())?.[0];
-    if (!key) throw new Error(`no key printed: ${first.output()}`);
+    // Standard output is a pipe here, not a terminal: the first key is in the data directory, not in the output.
+    const keyFile = path.join(dataDir, "first-api-key");
+    if (!fs.existsSync(keyFile)) throw new Error(`no first key written: ${first.output()}`);
+    const key = fs.readFileSync(keyFile, "utf8").trim();
     const call = (url: string, operation: string, body: object = {}) =>
       fetch(`${url}/v1/platform/${operation}`, {
         method: "POST",
