@@ -51,14 +51,16 @@ export function usersCommand(): Command {
     .action(async (options: { account?: string; json?: boolean }) => {
       await withStore(async (store) => {
         const listed = await new Users(store.db, clock).list(options.account);
+        const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
         print(
           options.json === true,
-          listed,
+          // Times in ISO 8601 (UTC), as everywhere else the gateway prints or answers them.
+          listed.map((u) => ({ ...u, created_at: iso(u.created_at), last_sign_in_at: iso(u.last_sign_in_at) })),
           listed.length === 0
             ? "No console users."
             : listed
                 .map((u) => {
-                  const lastSignIn = u.last_sign_in_at === null ? "never" : new Date(u.last_sign_in_at).toISOString();
+                  const lastSignIn = iso(u.last_sign_in_at) ?? "never";
                   return `${u.id}  ${u.email}  account ${u.account_id}  last sign-in ${lastSignIn}`;
                 })
                 .join("\n"),

@@ -1,5 +1,6 @@
 // Assembles the HTTP server: request ids, body parsing, the one error handler, the /v1 surface, docs and operator
 // endpoints, and one log line and metric per request.
+import type { Socket } from "node:net";
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -15,7 +16,12 @@ import type { UpstreamClient } from "../providers/upstream.ts";
 import { createAuthenticator, type TokenResolver } from "./auth.ts";
 import { bodyLimitBytes, registerBodyParsing } from "./body.ts";
 import { docsRoutes } from "./docs.ts";
-import { answerClientError, answerFrameworkError, registerErrorHandling } from "./error-handler.ts";
+import {
+  answerClientError,
+  answerConnectMethod,
+  answerFrameworkError,
+  registerErrorHandling,
+} from "./error-handler.ts";
 import type { Metrics } from "./metrics.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { operatorRoutes } from "./operator.ts";
@@ -85,6 +91,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Node answers an HTTP/1.1 request without Host itself, with a bare 400 (no envelope, no request id): the check is
   // made here instead.
   (app.server as typeof app.server & { requireHostHeader: boolean }).requireHostHeader = false;
+  // Node gives CONNECT requests to a `connect` listener, and closes the connection without a word when there is none.
+  app.server.on("connect", (_request, socket: Socket) => answerConnectMethod(socket, `req_${nextRequestId()}`));
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
     const raw = request.raw;

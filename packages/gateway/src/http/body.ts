@@ -65,6 +65,13 @@ export function registerBodyParsing(app: FastifyInstance): void {
 
 /** A compressed body is refused by name, rather than parsed as JSON and reported as garbage. */
 function encodingProblem(request: FastifyRequest) {
+  // Node decodes chunked framing and nothing else: another transfer coding (gzip, chunked) would be read as plain bytes.
+  const transfer = request.headers["transfer-encoding"];
+  if (transfer !== undefined && transfer.trim().toLowerCase() !== "chunked") {
+    return invalidRequest(
+      `Transfer-Encoding ${transfer} is not supported; send the body uncompressed (chunked is fine)`,
+    );
+  }
   const encoding = request.headers["content-encoding"];
   if (encoding === undefined || encoding.trim().toLowerCase() === "identity") return undefined;
   return invalidRequest(`Content-Encoding ${encoding} is not supported; send the body uncompressed`);

@@ -147,6 +147,32 @@ describe("malformed requests", () => {
     expect(identity.response.status).toBe(200);
   });
 
+  it("refuses a transfer coding other than chunked, which Node would not decode", async () => {
+    const { port, hostname } = new URL(t.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () =>
+        socket.write(
+          `POST /v1/platform/list_api_keys HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${t.key}\r\n` +
+            "Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n" +
+            "2\r\n{}\r\n0\r\n\r\n",
+        ),
+      );
+      let text = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk) => {
+        text += chunk;
+      });
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    const [head = "", body = ""] = answer.split("\r\n\r\n");
+    expect(head.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
+    expect(JSON.parse(body).error).toMatchObject({
+      code: "invalid_request",
+      message: "Transfer-Encoding gzip, chunked is not supported; send the body uncompressed (chunked is fine)",
+    });
+  });
+
   it("refuses a body that is not an object", async () => {
     for (const [body, kind] of [
       ["[1,2]", "an array"],
@@ -169,6 +195,15 @@ describe("malformed requests", () => {
       400,
       "invalid_request",
       "Content-Type application/x-www-form-urlencoded is not supported; send application/json",
+    );
+    expectError(
+      await post("/v1/platform/list_api_keys", {
+        body: "{}",
+        headers: { "content-type": "application/json, text/plain" },
+      }),
+      400,
+      "invalid_request",
+      'Content-Type "application/json, text/plain" is not one media type; send application/json',
     );
     const bare = await fetch(`${t.url}/v1/platform/list_api_keys`, {
       method: "POST",
@@ -395,6 +430,11 @@ describe("requests Node's HTTP parser refuses", () => {
       "The request headers are larger than the 16 KiB limit",
     ],
     ["a malformed request line", "GARBAGE\r\n\r\n", "The request is not valid HTTP/1.1"],
+    [
+      "the CONNECT method",
+      "CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n",
+      "The CONNECT method is not supported: the gateway is not a proxy",
+    ],
   ] as const) {
     it(`answers ${name} with the envelope and closes the connection`, async () => {
       const { head, json } = await raw(bytes);

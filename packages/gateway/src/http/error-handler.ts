@@ -38,11 +38,15 @@ export function sendError(reply: FastifyReply, error: GatewayError): FastifyRepl
 }
 
 /** Translates what Fastify itself raises (body parsing, limits) into the gateway's codes. */
-function fromFramework(error: FastifyError): GatewayError | undefined {
+function fromFramework(error: FastifyError, request: FastifyRequest): GatewayError | undefined {
   switch (error.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return invalidRequest("The request body is larger than the 1 MiB limit");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      // A header Fastify cannot read as one media type, such as a list ("application/json, text/plain").
+      return invalidRequest(
+        `Content-Type ${JSON.stringify(request.headers["content-type"] ?? "")} is not one media type; send application/json`,
+      );
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return invalidRequest(error.message);
     default:
@@ -55,7 +59,7 @@ function fromFramework(error: FastifyError): GatewayError | undefined {
 
 export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url: string) => string[]): void {
   app.setErrorHandler((error: FastifyError | GatewayError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = error instanceof GatewayError ? error : fromFramework(error);
+    const known = error instanceof GatewayError ? error : fromFramework(error, request);
     if (known) return sendError(reply, known);
     request.log.error({ err: error, request_id: request.id }, "unhandled error");
     return sendError(reply, new GatewayError("internal_error", "The request failed inside the gateway"));
@@ -116,16 +120,26 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
       : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? "The request was not received completely in time"
         : "The request is not valid HTTP/1.1";
-  const body = JSON.stringify(errorEnvelope(invalidRequest(message), requestId));
-  if (socket.writable) {
-    socket.write(
-      "HTTP/1.1 400 Bad Request\r\n" +
-        "content-type: application/json; charset=utf-8\r\n" +
-        `content-length: ${Buffer.byteLength(body)}\r\n` +
-        `x-request-id: ${requestId}\r\n` +
-        "connection: close\r\n\r\n" +
-        body,
-    );
-  }
+  writeRawError(socket, requestId, message);
   socket.destroy(error);
+}
+
+/** A CONNECT request, which Node hands to no route: the gateway is not a proxy. */
+export function answerConnectMethod(socket: Socket, requestId: string): void {
+  writeRawError(socket, requestId, "The CONNECT method is not supported: the gateway is not a proxy");
+  socket.destroy();
+}
+
+/** The envelope of a 400 written straight to the socket, for requests that never became Fastify requests. */
+function writeRawError(socket: Socket, requestId: string, message: string): void {
+  if (!socket.writable) return;
+  const body = JSON.stringify(errorEnvelope(invalidRequest(message), requestId));
+  socket.write(
+    "HTTP/1.1 400 Bad Request\r\n" +
+      "content-type: application/json; charset=utf-8\r\n" +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${requestId}\r\n` +
+      "connection: close\r\n\r\n" +
+      body,
+  );
 }

@@ -61,12 +61,19 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
   it("lists users, of every account or of one", () => {
     const all = gatewayCli(["users", "list", "--json"]);
     expect(all.status).toBe(0);
-    const listed = JSON.parse(all.stdout) as { email: string; account_id: string; last_sign_in_at: number | null }[];
+    const listed = JSON.parse(all.stdout) as {
+      email: string;
+      account_id: string;
+      created_at: string;
+      last_sign_in_at: string | null;
+    }[];
     expect(listed.map((u) => [u.email, u.account_id])).toEqual([
       ["ops@example.com", "default"],
       ["new@example.com", "acme"],
     ]);
-    expect(listed[0]?.last_sign_in_at).toEqual(expect.any(Number));
+    const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+    expect(listed[0]?.last_sign_in_at).toMatch(isoTime);
+    expect(listed[0]?.created_at).toMatch(isoTime);
     expect(JSON.stringify(listed)).not.toContain("password");
     const acme = gatewayCli(["users", "list", "--account", "acme", "--json"]);
     expect((JSON.parse(acme.stdout) as { email: string }[]).map((u) => u.email)).toEqual(["new@example.com"]);
