@@ -6,6 +6,7 @@ import { Accounts } from "./core/accounts.ts";
 import { ApiKeys } from "./core/api-keys.ts";
 import { type Clock, systemClock } from "./core/clock.ts";
 import { createConnectionServices } from "./core/connections/setup.ts";
+import { CursorSeal } from "./core/crypto/cursor-seal.ts";
 import { resolveMasterKey } from "./core/crypto/master-key.ts";
 import { SecretBox } from "./core/crypto/secret-box.ts";
 import { GatewayError } from "./core/errors.ts";
@@ -125,6 +126,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       apiKeys: new ApiKeys(store.db, clock, config.keyCacheTtlMs, registry.providers),
       publicUrl: config.publicUrl,
       secretBox,
+      cursors: new CursorSeal(masterKey.key),
       events: webhooks.events,
       webhooks: { endpoints: webhooks.endpoints, deliveries: webhooks.deliveries },
       resources: new ResourceCopies(store.db, clock),

@@ -5,6 +5,7 @@ import type { ApiKeys } from "./api-keys.ts";
 import type { Clock } from "./clock.ts";
 import type { ConnectSessions } from "./connections/connect-sessions.ts";
 import type { Connections } from "./connections/connections.ts";
+import type { CursorSeal } from "./crypto/cursor-seal.ts";
 import type { SecretBox } from "./crypto/secret-box.ts";
 import type { Events } from "./events/events.ts";
 import type { ResourceCopies } from "./resources/resource-copies.ts";
@@ -39,6 +40,8 @@ export interface CoreServices {
   connectSessions?: ConnectSessions;
   /** Encryption at rest (AES-256-GCM under the master key) for secrets the gateway reads back. */
   secretBox: SecretBox;
+  /** Seals the pagination cursors handed out, so that only those come back (core/crypto/cursor-seal.ts). */
+  cursors: CursorSeal;
   /** The event log; `events.record(trx, …)` inside the transaction of the state change that causes the event. */
   events: Events;
   webhooks: { endpoints: WebhookEndpoints; deliveries: Deliveries };

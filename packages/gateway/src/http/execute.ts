@@ -34,6 +34,20 @@ export async function executeOperation(
 
   const connection = await connectionFor(deps.core, request, compiled, principal.accountId);
 
+  // A list's cursor is sealed to its account and operation (core/crypto/cursor-seal.ts): the adapter gets the inside.
+  const cursorScope = `${principal.accountId}\n${provider.id}:${operation.id}`;
+  if (typeof input.cursor === "string") {
+    const cursor = deps.core.cursors.open(cursorScope, input.cursor);
+    if (cursor === undefined) {
+      throw invalidRequest(
+        "The cursor is not one this list returned",
+        [{ path: "/cursor", message: "is not valid" }],
+        "Pass pagination.next_cursor of the previous page unchanged, with the same key's account and operation.",
+      );
+    }
+    input = { ...input, cursor };
+  }
+
   if (!compiled.validateInput(input)) {
     throw invalidRequest(
       `The input of ${provider.id}:${operation.id} is invalid`,
@@ -68,7 +82,9 @@ export async function executeOperation(
   return {
     data: result.data,
     meta: { source: provider.id, fetched_at: new Date(deps.core.clock.now()).toISOString() },
-    pagination: result.pagination ?? null,
+    pagination: result.pagination?.next_cursor
+      ? { ...result.pagination, next_cursor: deps.core.cursors.seal(cursorScope, result.pagination.next_cursor) }
+      : (result.pagination ?? null),
   };
 }
 

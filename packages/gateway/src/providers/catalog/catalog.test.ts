@@ -64,7 +64,44 @@ describe("catalog", () => {
   it("refuses a cursor it did not issue", async () => {
     const { status, body } = await call("search_products", { cursor: "not-a-cursor" });
     expect(status).toBe(400);
-    expect(body.error.details).toEqual([{ path: "/cursor", message: "is invalid" }]);
+    expect(body.error.details).toEqual([{ path: "/cursor", message: "is not valid" }]);
+  });
+
+  it("takes back only its own cursors: not another list's, not another account's, not an altered one", async () => {
+    const first = await call("search_products", { query: "米", limit: 2 });
+    const cursor = first.body.pagination.next_cursor as string;
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+    expect((await call("search_products", { query: "米", limit: 2, cursor })).status).toBe(200);
+
+    const refused = (response: { status: number; body: any }) => {
+      expect(response.status).toBe(400);
+      expect(response.body.error).toEqual({
+        code: "invalid_request",
+        message: "The cursor is not one this list returned",
+        request_id: expect.any(String),
+        retryable: false,
+        details: [{ path: "/cursor", message: "is not valid" }],
+        fix: "Pass pagination.next_cursor of the previous page unchanged, with the same key's account and operation.",
+      });
+    };
+    refused(await call("search_stores", { cursor }));
+    await t.gateway.core.accounts.ensure("acme");
+    const { key } = await t.gateway.core.apiKeys.create({ accountId: "acme", scopes: ["*"] });
+    const otherAccount = await t.call(
+      "catalog",
+      "search_products",
+      { query: "米", limit: 2, cursor },
+      { authorization: `Bearer ${key}` },
+    );
+    refused({ status: otherAccount.status, body: await otherAccount.json() });
+    // A page far past the end, with the seal of another page: refused here, never sent to the provider.
+    const mac = cursor.slice(cursor.lastIndexOf(".") + 1);
+    refused(
+      await call("search_products", {
+        query: "米",
+        cursor: `${Buffer.from('{"p":1000000000}').toString("base64url")}.${mac}`,
+      }),
+    );
   });
 
   it("refuses an inverted price range and an ambiguous recommendation basis", async () => {
