@@ -42,6 +42,26 @@ function expectError(
   expect(result.json.error.message).toMatch(message);
 }
 
+/**
+ * Sends raw bytes and reads the whole answer, until the gateway closes the connection (the requests ask it to, or
+ * are refused). For what fetch cannot send: repeated headers, no Host, other transfer codings, CONNECT.
+ */
+async function exchange(bytes: string): Promise<{ head: string[]; json: Record<string, any> }> {
+  const { port, hostname } = new URL(t.url);
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      text += chunk;
+    });
+    socket.on("close", () => resolve(text));
+    socket.on("error", reject);
+  });
+  const [head = "", body = ""] = answer.split("\r\n\r\n");
+  return { head: head.split("\r\n"), json: body === "" ? {} : JSON.parse(body) };
+}
+
 describe("success envelope", () => {
   it("wraps data with meta and a null pagination, and carries X-Request-Id", async () => {
     const { response, json } = await post("/v1/platform/list_api_keys", {
@@ -148,26 +168,13 @@ describe("malformed requests", () => {
   });
 
   it("refuses a transfer coding other than chunked, which Node would not decode", async () => {
-    const { port, hostname } = new URL(t.url);
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(port), hostname, () =>
-        socket.write(
-          `POST /v1/platform/list_api_keys HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${t.key}\r\n` +
-            "Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n" +
-            "2\r\n{}\r\n0\r\n\r\n",
-        ),
-      );
-      let text = "";
-      socket.setEncoding("utf8");
-      socket.on("data", (chunk) => {
-        text += chunk;
-      });
-      socket.on("close", () => resolve(text));
-      socket.on("error", reject);
-    });
-    const [head = "", body = ""] = answer.split("\r\n\r\n");
-    expect(head.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
-    expect(JSON.parse(body).error).toMatchObject({
+    const { head, json } = await exchange(
+      `POST /v1/platform/list_api_keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
+        "Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n" +
+        "2\r\n{}\r\n0\r\n\r\n",
+    );
+    expect(head[0]).toBe("HTTP/1.1 400 Bad Request");
+    expect(json.error).toMatchObject({
       code: "invalid_request",
       message: "Transfer-Encoding gzip, chunked is not supported; send the body uncompressed (chunked is fine)",
     });
@@ -307,24 +314,11 @@ describe("malformed requests", () => {
 describe("headers that must be sent once", () => {
   /** A POST with the given header lines, over a raw socket: fetch would join repeated headers into one. */
   async function postWithHeaders(lines: string[], body = "{}") {
-    const { port, hostname } = new URL(t.url);
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(port), hostname, () =>
-        socket.write(
-          `POST /v1/platform/list_api_keys HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n` +
-            `${lines.map((line) => `${line}\r\n`).join("")}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-        ),
-      );
-      let text = "";
-      socket.setEncoding("utf8");
-      socket.on("data", (chunk) => {
-        text += chunk;
-      });
-      socket.on("close", () => resolve(text));
-      socket.on("error", reject);
-    });
-    const [head = "", payload = ""] = answer.split("\r\n\r\n");
-    return { status: Number(head.split(" ")[1]), json: JSON.parse(payload) as Record<string, any> };
+    const { head, json } = await exchange(
+      "POST /v1/platform/list_api_keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+        `${lines.map((line) => `${line}\r\n`).join("")}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    return { status: Number(head[0]?.split(" ")[1]), json };
   }
   const type = "Content-Type: application/json";
 
@@ -366,25 +360,11 @@ describe("headers that must be sent once", () => {
 });
 
 it("answers an HTTP/1.1 request without Host with the envelope and a request id", async () => {
-  const { port, hostname } = new URL(t.url);
-  const answer = await new Promise<string>((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () =>
-      socket.write("GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n"),
-    );
-    let text = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk) => {
-      text += chunk;
-    });
-    socket.on("close", () => resolve(text));
-    socket.on("error", reject);
-  });
-  const [head = "", body = ""] = answer.split("\r\n\r\n");
-  const lines = head.split("\r\n");
-  const requestId = lines.find((line) => line.startsWith("x-request-id: "))?.slice("x-request-id: ".length);
-  expect(lines[0]).toBe("HTTP/1.1 400 Bad Request");
+  const { head, json } = await exchange("GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n");
+  const requestId = head.find((line) => line.startsWith("x-request-id: "))?.slice("x-request-id: ".length);
+  expect(head[0]).toBe("HTTP/1.1 400 Bad Request");
   expect(requestId).toMatch(requestIdPattern);
-  expect(JSON.parse(body)).toEqual({
+  expect(json).toEqual({
     error: {
       code: "invalid_request",
       message: "An HTTP/1.1 request needs a Host header",
@@ -393,36 +373,10 @@ it("answers an HTTP/1.1 request without Host with the envelope and a request id"
     },
   });
   // HTTP/1.0 has no Host header to require.
-  const old = await new Promise<string>((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => socket.write("GET /healthz HTTP/1.0\r\n\r\n"));
-    let text = "";
-    socket.on("data", (chunk) => {
-      text += chunk;
-    });
-    socket.on("close", () => resolve(text));
-    socket.on("error", reject);
-  });
-  expect(old.split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
+  expect((await exchange("GET /healthz HTTP/1.0\r\n\r\n")).head[0]).toBe("HTTP/1.1 200 OK");
 });
 
 describe("requests Node's HTTP parser refuses", () => {
-  /** Sends raw bytes and reads the whole answer: the gateway closes the connection after it. */
-  async function raw(bytes: string): Promise<{ head: string[]; json: Record<string, any> }> {
-    const { port, hostname } = new URL(t.url);
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(port), hostname, () => socket.end(bytes));
-      let text = "";
-      socket.setEncoding("utf8");
-      socket.on("data", (chunk) => {
-        text += chunk;
-      });
-      socket.on("close", () => resolve(text));
-      socket.on("error", reject);
-    });
-    const [head = "", body = ""] = answer.split("\r\n\r\n");
-    return { head: head.split("\r\n"), json: JSON.parse(body) };
-  }
-
   for (const [name, bytes, message] of [
     [
       "headers over 16 KiB",
@@ -437,7 +391,7 @@ describe("requests Node's HTTP parser refuses", () => {
     ],
   ] as const) {
     it(`answers ${name} with the envelope and closes the connection`, async () => {
-      const { head, json } = await raw(bytes);
+      const { head, json } = await exchange(bytes);
       const requestId = head.find((line) => line.startsWith("x-request-id: "))?.slice("x-request-id: ".length);
       expect(requestId).toMatch(requestIdPattern);
       const body = JSON.stringify(json);
