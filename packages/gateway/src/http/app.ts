@@ -25,6 +25,7 @@ import {
 import type { Metrics } from "./metrics.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { operatorRoutes } from "./operator.ts";
+import { sentMoreThanOnce } from "./raw-headers.ts";
 import { requestLogObserver } from "./request-log.ts";
 import "./types.ts";
 import { v1Routes } from "./v1.ts";
@@ -99,6 +100,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
       return done(invalidRequest("An HTTP/1.1 request needs a Host header"));
     }
+    // Node keeps the first of two Host headers: which host was meant is unknown (RFC 9112 asks for a 400).
+    if (sentMoreThanOnce(raw.rawHeaders, "host"))
+      return done(invalidRequest("The Host header was sent more than once"));
     done();
   });
   const observers = [requestLogObserver(app.log), requestMetrics(deps.metrics), ...(deps.observers ?? [])];

@@ -372,6 +372,13 @@ it("answers an HTTP/1.1 request without Host with the envelope and a request id"
       retryable: false,
     },
   });
+  const twice = await exchange(
+    "GET /healthz HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nConnection: close\r\n\r\n",
+  );
+  expect([twice.head[0], twice.json.error?.message]).toEqual([
+    "HTTP/1.1 400 Bad Request",
+    "The Host header was sent more than once",
+  ]);
   // HTTP/1.0 has no Host header to require.
   expect((await exchange("GET /healthz HTTP/1.0\r\n\r\n")).head[0]).toBe("HTTP/1.1 200 OK");
 });

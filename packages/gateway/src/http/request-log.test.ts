@@ -4,6 +4,7 @@ import net from "node:net";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+import { loggedPath } from "./request-log.ts";
 
 const lines: string[] = [];
 let t: TestGateway;
@@ -106,12 +107,23 @@ it("never logs a secret-shaped path segment, even of a request that misses the r
     ["GET", `//connect/${token}`, "//connect/cst_…"],
     ["GET", `/v1/gwk_${"a".repeat(32)}/x`, "/v1/gwk_…/x"],
     ["GET", "/v1/platform/whsec_abc_def/more", "/v1/platform/whsec_…/more"],
+    // Percent-encoded, the secret is still seen; a fragment is never logged.
+    ["GET", `/connect/%63st_${token.slice(4)}/`, "/connect/cst_…/"],
+    ["GET", `/connect/cst%5F${token.slice(4)}/`, "/connect/cst_…/"],
   ];
   for (const [method, path, logged] of cases) {
     const response = await fetch(`${t.url}${path}`, { method });
     const [line] = await linesOf(response.headers.get("x-request-id")!);
     expect(JSON.parse(line!).path).toBe(logged);
   }
+});
+
+it("cuts a fragment, and whatever precedes an @ where the path begins with an authority", () => {
+  expect(loggedPath(`/healthz#gwk_${"a".repeat(32)}`)).toBe("/healthz");
+  expect(loggedPath("http://user:pass/word@127.0.0.1/healthz")).toBe("/healthz");
+  expect(loggedPath("//user:password@127.0.0.1/healthz")).toBe("/healthz");
+  expect(loggedPath("//connect/cst_abc")).toBe("//connect/cst_…");
+  expect(loggedPath("/v1/a%ZZ_b")).toBe("/v1/a%ZZ_b");
 });
 
 it("logs an absolute-form request's path, never the password in its authority", async () => {

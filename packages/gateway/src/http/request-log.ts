@@ -43,18 +43,30 @@ export function requestLogObserver(logger: FastifyBaseLogger): RequestObserver {
 }
 
 // Secrets with a prefix of their own: connect session tokens, API keys, webhook secrets, console delegation tokens.
-const secretInPath = /\/(cst|gwk|whsec|gwd)_[^/]+/g;
+const secretInPath = /(cst|gwk|whsec|gwd)_[^/]*/g;
 
 /**
- * The path as logged: without the query string, without the scheme and authority of an absolute-form target (which
- * may carry a password), and with any secret-shaped segment cut to its prefix — the routes that take one log their
- * pattern instead, but a request that misses them (a trailing slash, another method) must not log it either.
+ * The path as logged: without the query string or a fragment; without the scheme and authority of an absolute-form
+ * target, or anything up to an `@` where a path begins with an authority (both may carry a password); percent-decoded
+ * so that an encoded secret is seen; and with any secret-shaped part cut to its prefix. The routes that take a secret
+ * log their pattern instead, but a request that misses them (a trailing slash, another method) must not log it either.
  */
 export function loggedPath(url: string): string {
-  const query = url.indexOf("?");
-  let path = query < 0 ? url : url.slice(0, query);
-  if (path[0] !== "/") path = path.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "") || "/";
-  return path.includes("_") ? path.replace(secretInPath, "/$1_…") : path;
+  const end = url.search(/[?#]/);
+  let path = end < 0 ? url : url.slice(0, end);
+  if (path[0] !== "/" || (path.startsWith("//") && path.includes("@"))) {
+    const at = path.lastIndexOf("@");
+    if (at >= 0) path = path.slice(at + 1);
+    path = path.replace(/^(?:[a-z][a-z0-9+.-]*:)?\/\/[^/]*/i, "").replace(/^[^/]+/, "") || "/";
+  }
+  if (path.includes("%")) {
+    try {
+      path = decodeURIComponent(path);
+    } catch {
+      // Malformed percent-encoding: logged as sent.
+    }
+  }
+  return path.includes("_") ? path.replace(secretInPath, "$1_…") : path;
 }
 
 /** The route's pattern for routes whose concrete paths must not be logged (they carry a secret). */

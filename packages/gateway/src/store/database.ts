@@ -32,8 +32,8 @@ export interface StoreOptions {
   /** SQLite: checkpoint the write-ahead log on a worker thread instead of on the committing connection. */
   backgroundCheckpoints?: CheckpointerOptions;
   /**
-   * PostgreSQL: an idle pooled connection failed (the server restarted, an administrator ended it). The pool drops it
-   * and opens another when next needed; without a listener, node would end the process on the pool's `error` event.
+   * PostgreSQL: a pooled connection failed (the server restarted, an administrator ended it). The pool drops it and
+   * opens another when next needed; without a listener, node would end the process on the `error` event.
    */
   onConnectionError?: (error: Error) => void;
 }
@@ -81,7 +81,17 @@ function openPostgres(url: string, options: StoreOptions): Store {
     max: options.poolSize ?? 10,
     ...(options.schema && { options: `-c search_path=${options.schema}` }),
   });
-  pool.on("error", (error) => options.onConnectionError?.(error));
+  // A connection that fails while idle reaches the pool's listener; one that fails while checked out (its backend ended
+  // in the middle of a query) emits on its own client, which the pool does not listen to then: listen to every
+  // client for its whole life. The query in flight fails on its own; the pool replaces the connection.
+  const reported = new WeakSet<Error>();
+  const report = (error: Error) => {
+    if (reported.has(error)) return;
+    reported.add(error);
+    options.onConnectionError?.(error);
+  };
+  pool.on("error", report);
+  pool.on("connect", (client) => client.on("error", report));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const store = finishStore(db, "postgres", options.schema);
   return {

@@ -34,3 +34,36 @@ it("reports an idle connection that was ended, and serves the next query on a ne
     await store.close();
   }
 });
+
+it("survives a connection ended while checked out between two statements of a transaction", async () => {
+  const errors: Error[] = [];
+  const store = openStore({
+    databaseUrl: postgresUrl,
+    dataDir: "unused",
+    poolSize: 1,
+    onConnectionError: (error) => errors.push(error),
+  });
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  try {
+    const outcome = await store.db
+      .transaction()
+      .execute(async (trx) => {
+        const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]?.pid;
+        // The connection is checked out and idle: its client, not the pool, emits the failure.
+        await admin.query("select pg_terminate_backend($1)", [pid]);
+        for (let tries = 0; tries < 100 && errors.length === 0; tries++) await new Promise((r) => setTimeout(r, 20));
+        await sql`select 1`.execute(trx);
+        return "committed";
+      })
+      .catch((error: Error) => error.message);
+    expect(outcome).not.toBe("committed");
+    // The administrator's termination, then possibly the connection's end: reported, never thrown at the process.
+    expect((errors[0] as Error & { code?: string }).code).toBe("57P01");
+    const next = (await sql<{ one: number }>`select 1 as one`.execute(store.db)).rows[0]?.one;
+    expect(next).toBe(1);
+  } finally {
+    await admin.end();
+    await store.close();
+  }
+});

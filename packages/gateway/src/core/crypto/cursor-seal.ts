@@ -5,6 +5,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 const macLength = 22; // base64url characters: 132 bits of HMAC-SHA256
+const macPattern = new RegExp(`^[A-Za-z0-9_-]{${macLength}}$`);
 
 export class CursorSeal {
   private readonly key: Buffer;
@@ -21,10 +22,11 @@ export class CursorSeal {
   /** The cursor inside, or undefined when the seal does not match this scope. */
   open(scope: string, sealed: string): string | undefined {
     const dot = sealed.lastIndexOf(".");
-    if (dot <= 0 || sealed.length - dot - 1 !== macLength) return undefined;
+    const given = sealed.slice(dot + 1);
+    // Only base64url characters, so that the byte lengths timingSafeEqual compares are the character counts.
+    if (dot <= 0 || !macPattern.test(given)) return undefined;
     const cursor = sealed.slice(0, dot);
-    const given = Buffer.from(sealed.slice(dot + 1));
-    return timingSafeEqual(given, Buffer.from(this.mac(scope, cursor))) ? cursor : undefined;
+    return timingSafeEqual(Buffer.from(given), Buffer.from(this.mac(scope, cursor))) ? cursor : undefined;
   }
 
   private mac(scope: string, cursor: string): string {

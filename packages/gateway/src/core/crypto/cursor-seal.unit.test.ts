@@ -28,6 +28,7 @@ describe("CursorSeal", () => {
       ["a shortened seal", sealed.slice(0, -1), scope],
       ["no seal", inner, scope],
       ["only a seal", `.${mac}`, scope],
+      ["a seal of other characters", `${inner}.${"é".repeat(22)}`, scope],
     ] as const) {
       expect(seal.open(inScope, candidate), label).toBeUndefined();
     }
