@@ -92,7 +92,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         ),
     },
     onConnectionError: (error) =>
-      log.warn({ err: error }, "an idle PostgreSQL connection failed; the pool opens a new one when needed"),
+      log.warn({ err: error }, "a PostgreSQL connection failed; the pool opens a new one when needed"),
   };
   if (options.storeSchema) storeOptions.schema = options.storeSchema;
   const store: Store = openStore(storeOptions);

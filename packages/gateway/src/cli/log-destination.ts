@@ -7,7 +7,7 @@
 // waits in a backlog that is retried on a timer, and later turns queue behind it; past `maxPendingBytes` whole lines
 // are dropped and counted, and once the backlog is written `onResume` learns how many were lost. A reader that is gone
 // (EPIPE) loses every line, counted the same way. A blocking pipe would instead stop the whole process in write(2),
-// so serve opens standard output non-blocking (openStandardOutput).
+// so serve opens standard output non-blocking (nonBlockingStandardOutput).
 import fs from "node:fs";
 
 export interface LogDestination {
