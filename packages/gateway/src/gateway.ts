@@ -8,6 +8,7 @@ import { type Clock, systemClock } from "./core/clock.ts";
 import { createConnectionServices } from "./core/connections/setup.ts";
 import { CursorSeal } from "./core/crypto/cursor-seal.ts";
 import { resolveMasterKey } from "./core/crypto/master-key.ts";
+import { checkMasterKey } from "./core/crypto/master-key-check.ts";
 import { SecretBox } from "./core/crypto/secret-box.ts";
 import { GatewayError } from "./core/errors.ts";
 import { ResourceCopies } from "./core/resources/resource-copies.ts";
@@ -102,6 +103,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     const registry = new Registry(options.providers);
     const metrics = createMetrics();
     const masterKey = resolveMasterKey(config);
+    await checkMasterKey(store.db, clock, masterKey.key);
     const secretBox = new SecretBox(masterKey.key);
     const webhooks = createWebhookServices({
       store,

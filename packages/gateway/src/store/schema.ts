@@ -239,6 +239,12 @@ export interface ProviderResourcesTable {
   updated_at: number;
 }
 
+export interface StoreSettingsTable {
+  name: string;
+  value: string;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -258,6 +264,7 @@ export interface Database {
   delegation_tokens: DelegationTokensTable;
   usage_minutes: UsageMinutesTable;
   provider_resources: ProviderResourcesTable;
+  store_settings: StoreSettingsTable;
 }
 
 export type { Generated };

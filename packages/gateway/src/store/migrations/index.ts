@@ -6,6 +6,7 @@ import * as idempotency from "./0003_idempotency.ts";
 import * as connections from "./0004_connections.ts";
 import * as consoleTables from "./0005_console.ts";
 import * as providerResources from "./0006_provider_resources.ts";
+import * as storeSettings from "./0007_store_settings.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_accounts_and_keys": accountsAndKeys,
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   "0004_connections": connections,
   "0005_console": consoleTables,
   "0006_provider_resources": providerResources,
+  "0007_store_settings": storeSettings,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
