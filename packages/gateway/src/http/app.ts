@@ -88,12 +88,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.decorateRequest("operationLabel", undefined);
   app.decorateRequest("notExecuted", undefined);
-  // Both hooks are synchronous callbacks: no promise per request for work that never waits.
   // Node answers an HTTP/1.1 request without Host itself, with a bare 400 (no envelope, no request id): the check is
-  // made here instead.
+  // made in the onRequest hook instead.
   (app.server as typeof app.server & { requireHostHeader: boolean }).requireHostHeader = false;
   // Node gives CONNECT requests to a `connect` listener, and closes the connection without a word when there is none.
   app.server.on("connect", (_request, socket: Socket) => answerConnectMethod(socket, `req_${nextRequestId()}`));
+  // Both hooks are synchronous callbacks: no promise per request for work that never waits.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
     const raw = request.raw;

@@ -42,10 +42,8 @@ function operationObject(provider: ProviderDefinition, operation: OperationDefin
       schema: { type: "string", pattern: "^conn_[0-9A-Za-z]{22}$" },
     });
   }
-  if (!operation.readOnly && (alias?.method ?? "POST") === "POST") {
-    parameters.push({ $ref: "#/components/parameters/IdempotencyKey" });
-  }
-  const idempotent = parameters.some((p) => (p as { $ref?: string }).$ref === "#/components/parameters/IdempotencyKey");
+  const idempotent = !operation.readOnly && (alias?.method ?? "POST") === "POST";
+  if (idempotent) parameters.push({ $ref: "#/components/parameters/IdempotencyKey" });
   const responses: Record<string, unknown> = {
     "200": {
       description: "Success.",
@@ -113,6 +111,10 @@ function operationObject(provider: ProviderDefinition, operation: OperationDefin
 }
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const retryAfter = {
+  description: "Seconds to wait before retrying (an integer, at least 1).",
+  schema: { type: "integer", minimum: 1 },
+};
 /** Statuses whose answer is stored under an Idempotency-Key and replayed (400, 401, 403 and 429 executed nothing). */
 const replayable = new Set(["200", "404", "409", "422", "500", "502"]);
 
@@ -236,15 +238,8 @@ export function buildOpenApiDocument(registry: Registry, serverUrl: string) {
           description: 'What the key may send now: `"default";r=<requests left>;t=<seconds until the full burst>`.',
           schema: { type: "string" },
         },
-        RetryAfter: {
-          description: "Seconds to wait before retrying (an integer, at least 1).",
-          schema: { type: "integer", minimum: 1 },
-        },
-        RetryAfterAlways: {
-          description: "Seconds to wait before retrying (an integer, at least 1).",
-          required: true,
-          schema: { type: "integer", minimum: 1 },
-        },
+        RetryAfter: retryAfter,
+        RetryAfterAlways: { ...retryAfter, required: true },
         IdempotentReplayed: {
           description: "`true` on an answer replayed for a repeated Idempotency-Key; absent otherwise.",
           schema: { type: "string", enum: ["true"] },

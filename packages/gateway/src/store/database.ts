@@ -81,17 +81,12 @@ function openPostgres(url: string, options: StoreOptions): Store {
     max: options.poolSize ?? 10,
     ...(options.schema && { options: `-c search_path=${options.schema}` }),
   });
-  // A connection that fails while idle reaches the pool's listener; one that fails while checked out (its backend ended
-  // in the middle of a query) emits on its own client, which the pool does not listen to then: listen to every
-  // client for its whole life. The query in flight fails on its own; the pool replaces the connection.
-  const reported = new WeakSet<Error>();
-  const report = (error: Error) => {
-    if (reported.has(error)) return;
-    reported.add(error);
-    options.onConnectionError?.(error);
-  };
-  pool.on("error", report);
-  pool.on("connect", (client) => client.on("error", report));
+  // Every failure of a connection, idle or checked out (its backend ended in the middle of a transaction), is an
+  // `error` event on its client: listen to every client for its whole life. The pool re-emits an idle client's error
+  // on itself, and throws it when nobody listens there; it was reported by the client's listener already. The query
+  // in flight fails on its own; the pool replaces the connection.
+  pool.on("connect", (client) => client.on("error", (error) => options.onConnectionError?.(error)));
+  pool.on("error", () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const store = finishStore(db, "postgres", options.schema);
   return {
