@@ -4,7 +4,7 @@ import { hash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { ApiKeysTable, Database } from "../store/schema.ts";
 import type { Clock } from "./clock.ts";
-import { GatewayError, invalidRequest, notFound } from "./errors.ts";
+import { type BrokenRule, brokenRuleError, GatewayError, notFound } from "./errors.ts";
 import { newId, randomBase62 } from "./ids.ts";
 import { parseScopes, type ScopeTargets } from "./scopes.ts";
 
@@ -86,6 +86,16 @@ export function toKeyView(row: ApiKeysTable): ApiKeyView {
   };
 }
 
+/** A key refused from its first request is a mistake in the request, not a key: its expiry must be in the future. */
+export function expiryRule(expiresAt: number | null | undefined, now: number): BrokenRule | undefined {
+  if (expiresAt == null || Number.isNaN(expiresAt) || expiresAt > now) return undefined;
+  return {
+    message: "expires_at is not in the future",
+    problems: [{ path: "/expires_at", message: "must be later than now" }],
+    fix: "Give a time after now, or no expires_at for a key that does not expire.",
+  };
+}
+
 export class ApiKeys {
   private readonly cache = new Map<string, CachedKey>();
   private readonly lastUsedWritten = new Map<string, number>();
@@ -94,20 +104,14 @@ export class ApiKeys {
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly cacheTtlMs: number,
-    private readonly scopeTargets: ScopeTargets,
+    readonly scopeTargets: ScopeTargets,
   ) {}
 
   async create(input: CreateKeyInput): Promise<{ key: string; view: ApiKeyView }> {
     const scopes = parseScopes(input.scopes, this.scopeTargets);
     const now = this.clock.now();
-    if (input.expiresAt != null && input.expiresAt <= now) {
-      // A key refused from its first request is a mistake in the request, not a key.
-      throw invalidRequest(
-        "expires_at is not in the future",
-        [{ path: "/expires_at", message: "must be later than now" }],
-        "Give a time after now, or no expires_at for a key that does not expire.",
-      );
-    }
+    const expired = expiryRule(input.expiresAt, now);
+    if (expired) throw brokenRuleError(expired);
     const key = `gwk_${randomBase62(32)}`;
     const row: ApiKeysTable = {
       id: newId("key", 16),

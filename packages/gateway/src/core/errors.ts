@@ -68,6 +68,16 @@ export class GatewayError extends Error {
 export const invalidRequest = (message: string, details?: FieldProblem[], fix?: string) =>
   new GatewayError("invalid_request", message, { ...(details && { details }), ...(fix && { fix }) });
 
+/** A rule of an input that its schema cannot state (one field against another, a date against today), broken. */
+export interface BrokenRule {
+  /** The 400's message when this is the input's only problem. */
+  message: string;
+  problems: FieldProblem[];
+  fix?: string;
+}
+
+export const brokenRuleError = (rule: BrokenRule) => invalidRequest(rule.message, rule.problems, rule.fix);
+
 export const notFound = (message: string) => new GatewayError("not_found", message);
 
 export const conflict = (message: string, details?: unknown) =>

@@ -1,7 +1,7 @@
 // Scope grammar: "*" | "<provider_id>" | "<provider_id>:<operation_id>". A key may call an operation when one of
 // its scopes covers it. A scope names a provider and operation of this gateway: a misspelt one would make a key that
 // can call nothing it was meant to, so it is refused when the key is made.
-import { invalidRequest } from "./errors.ts";
+import { type FieldProblem, invalidRequest } from "./errors.ts";
 
 /** The providers a scope may name, with their operations (the registry's list, or the manifests themselves). */
 export type ScopeTargets = readonly { id: string; operations: readonly { id: string }[] }[];
@@ -24,6 +24,11 @@ function scopeProblem(scope: string, targets: ScopeTargets): string | undefined 
   if (!scopePattern.test(scope)) {
     return `"${scope}" is not a scope: use "*", "<provider_id>" or "<provider_id>:<operation_id>"`;
   }
+  return targetProblem(scope, targets);
+}
+
+/** What is wrong with a well-formed scope's provider or operation, if anything. */
+function targetProblem(scope: string, targets: ScopeTargets): string | undefined {
   if (scope === "*") return undefined;
   const [providerId, operationId] = scope.split(":") as [string, string | undefined];
   const provider = targets.find((candidate) => candidate.id === providerId);
@@ -32,6 +37,15 @@ function scopeProblem(scope: string, targets: ScopeTargets): string | undefined 
     return `"${scope}": the ${providerId} provider has no operation "${operationId}"`;
   }
   return undefined;
+}
+
+/** The problems of the well-formed scopes of a list (of any values) that name a provider or operation this gateway
+ * does not have: what a schema with the scope pattern leaves to find. */
+export function unknownScopeTargets(list: readonly unknown[], targets: ScopeTargets): FieldProblem[] {
+  return list.flatMap((scope, index) => {
+    const message = typeof scope === "string" && scopePattern.test(scope) ? targetProblem(scope, targets) : undefined;
+    return message === undefined ? [] : [{ path: `/scopes/${index}`, message }];
+  });
 }
 
 export function scopesAllow(scopes: readonly string[], providerId: string, operationId: string): boolean {

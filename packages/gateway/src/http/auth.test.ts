@@ -144,6 +144,30 @@ describe("403 scope_denied", () => {
     });
     expect((await call(t.key, "list_api_keys")).json.data.api_keys).toHaveLength(before);
   });
+  it("lists the scopes' and expiry's problems with the schema's in one 400", async () => {
+    const before = (await call(t.key, "list_api_keys")).json.data.api_keys.length;
+    const bad = await call(t.key, "create_api_key", {
+      name: 7,
+      scopes: ["catalgo", "Catalog"],
+      expires_at: "2001-01-01T00:00:00Z",
+    });
+    expect(bad.response.status).toBe(400);
+    expect(bad.json).toEqual({
+      error: {
+        code: "invalid_request",
+        message: "The input of platform:create_api_key is invalid",
+        request_id: bad.response.headers.get("x-request-id"),
+        retryable: false,
+        details: [
+          { path: "/name", message: "must be string" },
+          { path: "/scopes/1", message: 'must match pattern "^(\\*|[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?)$"' },
+          { path: "/scopes/0", message: '"catalgo": there is no provider "catalgo"; GET /v1/operations lists them' },
+          { path: "/expires_at", message: "must be later than now" },
+        ],
+      },
+    });
+    expect((await call(t.key, "list_api_keys")).json.data.api_keys).toHaveLength(before);
+  });
 });
 
 describe("keys are stored hashed and listed without secrets", () => {

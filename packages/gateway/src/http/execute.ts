@@ -1,7 +1,7 @@
 // Runs one operation for an authenticated request: scopes, connection, input validation, the adapter, output check,
 // and the success envelope. The uniform route and the resource aliases both come through here.
 import type { FastifyRequest } from "fastify";
-import { GatewayError, invalidRequest } from "../core/errors.ts";
+import { brokenRuleError, GatewayError, invalidRequest } from "../core/errors.ts";
 import type { CoreServices } from "../core/services.ts";
 import { type CompiledOperation, fieldProblems } from "../providers/registry.ts";
 import type { ConnectionContext, OperationContext, Pagination } from "../providers/types.ts";
@@ -48,13 +48,6 @@ export async function executeOperation(
     input = { ...input, cursor };
   }
 
-  if (!compiled.validateInput(input)) {
-    throw invalidRequest(
-      `The input of ${provider.id}:${operation.id} is invalid`,
-      fieldProblems(compiled.validateInput.errors),
-    );
-  }
-
   const ctx: OperationContext = {
     requestId: request.id,
     accountId: principal.accountId,
@@ -65,6 +58,18 @@ export async function executeOperation(
     core: deps.core,
     clock: deps.core.clock,
   };
+  const schemaProblems = compiled.validateInput(input) ? [] : fieldProblems(compiled.validateInput.errors);
+  const broken = operation.check?.(input, ctx) ?? [];
+  if (schemaProblems.length > 0 || broken.length > 0) {
+    // One rule broken, and nothing else: its own message says more than the general one.
+    const only = schemaProblems.length === 0 && broken.length === 1 ? broken[0] : undefined;
+    if (only) throw brokenRuleError(only);
+    throw invalidRequest(`The input of ${provider.id}:${operation.id} is invalid`, [
+      ...schemaProblems,
+      ...broken.flatMap((rule) => rule.problems),
+    ]);
+  }
+
   const result = await operation.handle(input, ctx);
 
   if (!compiled.validateOutput(result.data)) {

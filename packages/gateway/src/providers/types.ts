@@ -3,6 +3,7 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { Principal } from "../core/api-keys.ts";
 import type { Clock } from "../core/clock.ts";
+import type { BrokenRule } from "../core/errors.ts";
 import type { RecordEventInput, StoreExecutor } from "../core/events/events.ts";
 import type { CoreServices } from "../core/services.ts";
 import type { UpstreamClient } from "./upstream.ts";
@@ -39,6 +40,9 @@ export interface OperationContext {
   clock: Clock;
 }
 
+/** An input before its schema's verdict: the fields the schema names, each of any type. */
+export type UncheckedInput<T> = { readonly [K in keyof T]?: unknown };
+
 export interface OperationDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema> {
   id: string;
   summary: string;
@@ -52,6 +56,11 @@ export interface OperationDefinition<I extends TSchema = TSchema, O extends TSch
   output: O;
   /** A request and its answer, validated against the schemas by the registry test. */
   example: { input: Static<I>; output: Static<O> };
+  /**
+   * The input's rules beyond its schema. It runs beside the schema, whatever the schema's verdict, so that one 400
+   * lists every problem of a request: each rule looks only at fields of the type it expects.
+   */
+  check?(input: UncheckedInput<Static<I>>, ctx: OperationContext): BrokenRule[];
   handle(input: Static<I>, ctx: OperationContext): Promise<OperationResult<Static<O>>>;
 }
 

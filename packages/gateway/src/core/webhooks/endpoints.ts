@@ -5,7 +5,7 @@ import type { Kysely } from "kysely";
 import type { Database, WebhookEndpointsTable } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
-import { invalidRequest, notFound } from "../errors.ts";
+import { type BrokenRule, brokenRuleError, invalidRequest, notFound } from "../errors.ts";
 import { eventTypes, isEventType } from "../events/event-types.ts";
 import { newId } from "../ids.ts";
 import { checkEndpointUrl, type UrlPolicy } from "./endpoint-url.ts";
@@ -34,12 +34,18 @@ function checkEventTypes(types: readonly string[]): string[] {
       : [{ path: `/event_types/${index}`, message: `"${type}" is not an event type: ${eventTypes.join(", ")}` }],
   );
   if (problems.length > 0) throw invalidRequest("Unknown event types", problems);
-  if (types.includes("*") && types.length > 1) {
-    throw invalidRequest('"*" subscribes to every type and stands alone', [
-      { path: "/event_types", message: '"*" must be the only entry' },
-    ]);
-  }
+  const wildcard = wildcardRule(types);
+  if (wildcard) throw brokenRuleError(wildcard);
   return [...new Set(types)];
+}
+
+/** "*" subscribes to every type, so a list with it and anything else is a mistake. */
+export function wildcardRule(types: readonly unknown[]): BrokenRule | undefined {
+  if (!types.includes("*") || types.length === 1) return undefined;
+  return {
+    message: '"*" subscribes to every type and stands alone',
+    problems: [{ path: "/event_types", message: '"*" must be the only entry' }],
+  };
 }
 
 export class WebhookEndpoints {

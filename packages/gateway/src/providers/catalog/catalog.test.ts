@@ -111,6 +111,26 @@ describe("catalog", () => {
     expect(both.body.error.message).toBe("Give exactly one of product_id and category_id");
   });
 
+  it("lists a broken rule beside the schema's problems in one 400", async () => {
+    const { status, body, headers } = await call("search_products", { min_price: 5000, max_price: 100, colour: "red" });
+    expect(status).toBe(400);
+    expect(body).toEqual({
+      error: {
+        code: "invalid_request",
+        message: "The input of catalog:search_products is invalid",
+        request_id: headers.get("x-request-id"),
+        retryable: false,
+        details: [
+          { path: "/colour", message: "is not an allowed property" },
+          { path: "/min_price", message: "must be <= max_price" },
+        ],
+      },
+    });
+    // A rule reads only fields of the type it expects: a price of the wrong type is the schema's problem alone.
+    const wrongType = await call("search_products", { min_price: "5000", max_price: 100 });
+    expect(wrongType.body.error.details).toEqual([{ path: "/min_price", message: "must be integer" }]);
+  });
+
   it("finds the stores nearest to a point, nearest first", async () => {
     const { body } = await call("search_stores", { near: { lat: 35.658, lng: 139.7016, radius_km: 3 }, limit: 5 });
     const distances = body.data.stores.map((s: { distance_km: number }) => s.distance_km);

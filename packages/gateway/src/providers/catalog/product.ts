@@ -1,6 +1,5 @@
 // catalog operations on one product: its detail, its reviews and what to recommend with it.
 import { Type } from "@sinclair/typebox";
-import { invalidRequest } from "../../core/errors.ts";
 import { pagination } from "../paging.ts";
 import { Cursor, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
@@ -116,12 +115,16 @@ export const recommendProducts = defineOperation({
       recommendations: [{ rank: 1, reason: "この商品を見た人はこちらもチェックしています", product: exampleProduct }],
     },
   },
+  check({ product_id, category_id }) {
+    if ((product_id === undefined) !== (category_id === undefined)) return [];
+    return [
+      {
+        message: "Give exactly one of product_id and category_id",
+        problems: [{ path: "/product_id", message: "exactly one of product_id and category_id is required" }],
+      },
+    ];
+  },
   async handle(input, ctx) {
-    if ((input.product_id === undefined) === (input.category_id === undefined)) {
-      throw invalidRequest("Give exactly one of product_id and category_id", [
-        { path: "/product_id", message: "exactly one of product_id and category_id is required" },
-      ]);
-    }
     const body = await ctx.upstream.request<{
       basis: { itemCode: string | null; genreId: number | null };
       items: { rank: number; reason: string; item: UpstreamItem }[];

@@ -1,6 +1,5 @@
 // catalog operations that list products: full-text search and category browsing.
 import { Type } from "@sinclair/typebox";
-import { invalidRequest } from "../../core/errors.ts";
 import { pagination } from "../paging.ts";
 import { Cursor, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
@@ -29,10 +28,13 @@ export const searchProducts = defineOperation({
   }),
   output: Output,
   example: { input: { query: "米", limit: 1 }, output: { total: 9, products: [exampleProduct] } },
+  check({ min_price, max_price }) {
+    if (typeof min_price !== "number" || typeof max_price !== "number" || min_price <= max_price) return [];
+    return [
+      { message: "min_price is above max_price", problems: [{ path: "/min_price", message: "must be <= max_price" }] },
+    ];
+  },
   async handle(input, ctx) {
-    if (input.min_price !== undefined && input.max_price !== undefined && input.min_price > input.max_price) {
-      throw invalidRequest("min_price is above max_price", [{ path: "/min_price", message: "must be <= max_price" }]);
-    }
     const sorts: Record<string, string> = {
       relevance: "standard",
       price_asc: "+itemPrice",

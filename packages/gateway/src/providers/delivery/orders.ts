@@ -2,7 +2,6 @@
 // (kinds.ts), so an id of another account is 404 without asking the app; the kitchen's and the courier's progress
 // arrives as hooks and becomes order.updated events.
 import { Type } from "@sinclair/typebox";
-import { invalidRequest } from "../../core/errors.ts";
 import { StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { app } from "./adapter.ts";
@@ -50,18 +49,22 @@ export const createOrder = defineOperation({
     },
     output: exampleOrder,
   },
-  async handle(input, ctx) {
+  check({ items }) {
+    if (!Array.isArray(items)) return [];
     const seen = new Set<string>();
-    const repeated = input.items.flatMap((line, index) => {
-      if (!seen.has(line.item_id)) {
-        seen.add(line.item_id);
+    const repeated = items.flatMap((line: unknown, index) => {
+      const itemId = typeof line === "object" && line !== null ? (line as { item_id?: unknown }).item_id : undefined;
+      if (typeof itemId !== "string") return [];
+      if (!seen.has(itemId)) {
+        seen.add(itemId);
         return [];
       }
       return [{ path: `/items/${index}/item_id`, message: "is already ordered on another line" }];
     });
-    if (repeated.length > 0) {
-      throw invalidRequest("An order lists each dish once: add up the quantities on one line", repeated);
-    }
+    if (repeated.length === 0) return [];
+    return [{ message: "An order lists each dish once: add up the quantities on one line", problems: repeated }];
+  },
+  async handle(input, ctx) {
     const { order } = await app.place(ctx, {
       store_id: input.restaurant_id,
       lines: input.items.map((line) => ({ item_code: line.item_id, qty: line.quantity })),

@@ -1,6 +1,5 @@
 // Public dining operations (API key only): search restaurants, list a restaurant's free slots on a Tokyo date.
 import { Type } from "@sinclair/typebox";
-import { invalidRequest } from "../../core/errors.ts";
 import { pageFromCursor, pagination } from "../paging.ts";
 import { Cursor, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
@@ -95,13 +94,17 @@ export const listSlots = defineOperation({
       ],
     },
   },
-  async handle(input, ctx) {
+  check({ date }, ctx) {
     const today = tokyoDate(ctx.clock.now());
-    if (input.date < today) {
-      throw invalidRequest(`date ${input.date} is in the past (today in Tokyo is ${today})`, [
-        { path: "/date", message: `must be today (${today}) or later` },
-      ]);
-    }
+    if (typeof date !== "string" || date >= today) return [];
+    return [
+      {
+        message: `date ${date} is in the past (today in Tokyo is ${today})`,
+        problems: [{ path: "/date", message: `must be today (${today}) or later` }],
+      },
+    ];
+  },
+  async handle(input, ctx) {
     const body = await site.availability(ctx, input.restaurant_id, input.date, input.party_size);
     return {
       data: {

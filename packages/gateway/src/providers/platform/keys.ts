@@ -1,7 +1,8 @@
 // Platform operations on the calling account's API keys.
 import { Type } from "@sinclair/typebox";
-import { GatewayError } from "../../core/errors.ts";
-import { scopesWithin } from "../../core/scopes.ts";
+import { expiryRule } from "../../core/api-keys.ts";
+import { type BrokenRule, GatewayError } from "../../core/errors.ts";
+import { scopesWithin, unknownScopeTargets } from "../../core/scopes.ts";
 import { Nullable, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 
@@ -64,6 +65,14 @@ export const createApiKey = defineOperation({
   example: {
     input: { name: "checkout service", scopes: ["catalog", "dining:create_reservation"] },
     output: { key: "gwk_3fGhJ8kLmN2pQrS5tUvW7xYz9aBcDeF1", api_key: exampleKey },
+  },
+  check({ scopes, expires_at }, ctx) {
+    const rules: BrokenRule[] = [];
+    const unknown = Array.isArray(scopes) ? unknownScopeTargets(scopes, ctx.core.apiKeys.scopeTargets) : [];
+    if (unknown.length > 0) rules.push({ message: "Invalid scopes", problems: unknown });
+    const expired = typeof expires_at === "string" && expiryRule(Date.parse(expires_at), ctx.clock.now());
+    if (expired) rules.push(expired);
+    return rules;
   },
   async handle(input, ctx) {
     if (!scopesWithin(input.scopes, ctx.principal.scopes)) {

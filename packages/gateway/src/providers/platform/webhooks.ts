@@ -1,6 +1,7 @@
 // Platform operations on the calling account's webhook endpoint: register, read, delete, rotate its secret, and
 // send a test event. The secret is in the answer of set (on creation) and rotate only.
 import { Type } from "@sinclair/typebox";
+import { wildcardRule } from "../../core/webhooks/endpoints.ts";
 import { Nullable, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { EventEnvelope, EventTypeName, exampleEndpoint, WebhookEndpoint, WebhookSecret } from "./event-schemas.ts";
@@ -23,6 +24,10 @@ export const setWebhookEndpoint = defineOperation({
   example: {
     input: { url: exampleEndpoint.url, event_types: exampleEndpoint.event_types },
     output: { endpoint: exampleEndpoint, secret: exampleSecret },
+  },
+  check({ event_types }) {
+    const wildcard = Array.isArray(event_types) ? wildcardRule(event_types) : undefined;
+    return wildcard ? [wildcard] : [];
   },
   async handle(input, ctx) {
     return { data: await ctx.core.webhooks.endpoints.set(ctx.accountId, input) };
