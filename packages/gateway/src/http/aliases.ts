@@ -7,7 +7,7 @@ import { aliasParams } from "../providers/aliases.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { ResourceAlias } from "../providers/types.ts";
 import { bodyAsObject } from "./body.ts";
-import { type ExecuteDeps, executeOperation } from "./execute.ts";
+import { admitOperation, type ExecuteDeps, executeOperation } from "./execute.ts";
 
 const isEmptyObject = (value: unknown) =>
   typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
@@ -52,12 +52,12 @@ export function registerAliasRoutes(app: FastifyInstance, options: ExecuteDeps &
       app.route({
         method: alias.method,
         url: `/v1/${provider.id}${alias.path}`,
-        handler: async (request, reply) => {
+        preValidation(request, reply, done) {
           // `/reservations/` matches `/reservations/:id` with an empty id: that is a path with no resource, a 404.
           if (Object.values(request.params as Record<string, string>).includes("")) return reply.callNotFound();
-          request.operationLabel = { provider: provider.id, operation: alias.operation };
-          return executeOperation(options, request, compiled, aliasInput(alias, request));
+          done(admitOperation(request, compiled));
         },
+        handler: async (request) => executeOperation(options, request, compiled, aliasInput(alias, request)),
       });
     }
   }

@@ -125,3 +125,30 @@ async function connectionFor(
   if (!core.connections) throw new GatewayError("internal_error", "Connections are not available on this gateway");
   return core.connections.resolveForCall({ accountId, providerId: provider.id, connectionId: header });
 }
+
+/**
+ * Names the operation of a /v1 request and checks the key's scopes for it: run by each operation route's
+ * preValidation hook, so before the extensions' preHandlers. A 404 or a 403 is then answered before an
+ * Idempotency-Key is claimed or replayed: a replay never hands a key the stored answer of an operation its scopes do
+ * not allow, and a request that reached no operation leaves its key free. Answers the hook's error, if any.
+ */
+export function admitOperation(request: FastifyRequest, compiled: CompiledOperation): GatewayError | undefined {
+  const { provider, operation } = compiled;
+  request.operation = compiled;
+  request.operationLabel = { provider: provider.id, operation: operation.id };
+  const principal = request.principal;
+  if (!principal) return new GatewayError("unauthorized", "Missing API key: send `Authorization: Bearer <key>`");
+  try {
+    requireScope(principal, provider.id, operation.id);
+  } catch (error) {
+    return error as GatewayError;
+  }
+  return undefined;
+}
+
+/** The operation admitOperation named for this request. */
+export function requestOperation(request: FastifyRequest): CompiledOperation {
+  const compiled = request.operation;
+  if (!compiled) throw new GatewayError("internal_error", "The route named no operation");
+  return compiled;
+}

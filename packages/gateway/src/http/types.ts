@@ -1,5 +1,6 @@
 // What the gateway adds to Fastify's request.
 import type { Principal } from "../core/api-keys.ts";
+import type { CompiledOperation } from "../providers/registry.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -9,6 +10,8 @@ declare module "fastify" {
     principal: Principal | undefined;
     /** Set when the answer is an error raised before anything was executed upstream (see GatewayError.notExecuted). */
     notExecuted: boolean | undefined;
+    /** The operation a /v1 route runs, named before the body is validated (v1.ts admitOperation). */
+    operation: CompiledOperation | undefined;
     /** Provider and operation of the call, for logs and metrics. */
     operationLabel: { provider: string; operation: string } | undefined;
   }

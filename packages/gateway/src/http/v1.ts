@@ -7,7 +7,7 @@ import type { Registry } from "../providers/registry.ts";
 import { registerAliasRoutes } from "./aliases.ts";
 import { bodyAsObject } from "./body.ts";
 import { catalogue } from "./catalogue.ts";
-import { type ExecuteDeps, executeOperation } from "./execute.ts";
+import { admitOperation, type ExecuteDeps, executeOperation, requestOperation } from "./execute.ts";
 
 export interface V1Options extends ExecuteDeps {
   registry: Registry;
@@ -42,19 +42,20 @@ export async function v1Routes(app: FastifyInstance, options: V1Options): Promis
     reply.type("application/json; charset=utf-8").send(catalogueBody),
   );
 
-  app.post<{ Params: { provider: string; operation: string } }>("/v1/:provider/:operation", async (request) => {
-    const { provider, operation } = request.params;
-    const compiled = options.registry.operation(provider, operation);
-    if (!compiled) {
-      throw new GatewayError(
-        "not_found",
-        options.registry.provider(provider)
+  app.post<{ Params: { provider: string; operation: string } }>("/v1/:provider/:operation", {
+    preValidation(request, _reply, done) {
+      const { provider, operation } = request.params;
+      const compiled = options.registry.operation(provider, operation);
+      if (!compiled) {
+        const message = options.registry.provider(provider)
           ? `The ${provider} provider has no operation "${operation}"; GET /v1/operations lists them`
-          : `There is no provider "${provider}"; GET /v1/operations lists them`,
-      );
-    }
-    request.operationLabel = { provider, operation };
-    return executeOperation(options, request, compiled, bodyAsObject(request.body));
+          : `There is no provider "${provider}"; GET /v1/operations lists them`;
+        return done(new GatewayError("not_found", message));
+      }
+      done(admitOperation(request, compiled));
+    },
+    handler: async (request) =>
+      executeOperation(options, request, requestOperation(request), bodyAsObject(request.body)),
   });
 
   registerAliasRoutes(app, options);

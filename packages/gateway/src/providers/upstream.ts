@@ -150,9 +150,11 @@ function mapUpstreamError(
       return new GatewayError("provider_rejected", message(`The ${providerId} provider refused the request`), provider);
     case response.status === 429: {
       const seconds = Number(response.retryAfter);
+      // A 429 is the provider declining the call before doing anything (RFC 6585): an Idempotency-Key stays free.
       const error = new GatewayError("provider_unavailable", message(`The ${providerId} provider is rate limiting`), {
         ...provider,
         retryable: true,
+        notExecuted: true,
         ...(Number.isFinite(seconds) && seconds >= 0 && { retryAfterSeconds: Math.max(1, Math.ceil(seconds)) }),
       });
       rateLimited.add(error);

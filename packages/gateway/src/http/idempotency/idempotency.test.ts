@@ -303,6 +303,37 @@ describe("nothing stored when nothing executed", () => {
     expect(executions("counter")).toBe(before + 1);
   });
 
+  it("403 before the replay: a key whose scopes do not allow the operation never receives its stored answer", async () => {
+    const key = newKey();
+    const first = await post(t, "/v1/platform/create_api_key", '{"scopes":["*"]}', { "idempotency-key": key });
+    expect(first.status).toBe(200);
+    const narrow = await createKey({ scopes: ["testkit"] });
+    const denied = await post({ ...t, key: narrow }, "/v1/platform/create_api_key", '{"scopes":["*"]}', {
+      "idempotency-key": key,
+    });
+    expect(denied.status).toBe(403);
+    expect(denied.headers.get("idempotent-replayed")).toBeNull();
+    expect(denied.json.error.code).toBe("scope_denied");
+    expect(denied.bytes.toString()).not.toContain(first.json.data.key);
+    // A key whose scopes allow it still gets the replay.
+    const again = await post(t, "/v1/platform/create_api_key", '{"scopes":["*"]}', { "idempotency-key": key });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.bytes.equals(first.bytes)).toBe(true);
+  });
+
+  it("404 for an operation that does not exist: nothing ran, the key stays free", async () => {
+    const key = newKey();
+    for (const path of ["/v1/testkit/nope", "/v1/nope/counter"]) {
+      const missing = await post(t, path, '{"value":"ok"}', { "idempotency-key": key });
+      expect(missing.status).toBe(404);
+      const repeat = await post(t, path, '{"value":"ok"}', { "idempotency-key": key });
+      expect(repeat.headers.get("idempotent-replayed")).toBeNull();
+    }
+    const valid = await post(t, "/v1/testkit/counter", '{"value":"ok"}', { "idempotency-key": key });
+    expect(valid.status).toBe(200);
+    expect(valid.headers.get("idempotent-replayed")).toBeNull();
+  });
+
   it("429: the key stays free", async () => {
     const key = newKey();
     const tight = await createKey({ scopes: ["*"], rate_limit: { per_minute: 1, burst: 1 } });

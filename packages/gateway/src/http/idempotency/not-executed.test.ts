@@ -1,5 +1,6 @@
-// A 502 is replayed under its Idempotency-Key when the provider was called, but not when the gateway
-// certainly never reached it (connection refused): then nothing was executed and a retry with the key runs anew.
+// A 502 is replayed under its Idempotency-Key when the provider was called, but not when nothing was executed: the
+// gateway never reached it (connection refused), or it refused the call for its rate limit (429). A retry with the
+// key then runs anew.
 import http from "node:http";
 import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -32,6 +33,7 @@ let t: TestGateway;
 let port: number;
 let upstream: http.Server | undefined;
 let upstreamStatus = 200;
+let upstreamHeaders: Record<string, string> = {};
 let created = 0;
 
 beforeAll(async () => {
@@ -51,7 +53,7 @@ function startUpstream(): Promise<void> {
     request.resume();
     request.on("end", () => {
       if (upstreamStatus !== 200) {
-        response.writeHead(upstreamStatus, { "content-type": "application/json" }).end("{}");
+        response.writeHead(upstreamStatus, { "content-type": "application/json", ...upstreamHeaders }).end("{}");
         return;
       }
       created += 1;
@@ -91,4 +93,20 @@ it("stores and replays a 502 for a provider that was reached and failed", async 
   expect(retry.status).toBe(502);
   expect(retry.headers.get("idempotent-replayed")).toBe("true");
   expect(await retry.text()).toBe(firstBody);
+});
+
+it("does not store the 502 of a provider that rate limited the call: the retry after Retry-After executes", async () => {
+  upstreamStatus = 429;
+  upstreamHeaders = { "retry-after": "7" };
+  const before = created;
+  const first = await create("rate-limited-then-ok");
+  expect(first.status).toBe(502);
+  expect(first.headers.get("retry-after")).toBe("7");
+  expect(((await first.json()) as any).error).toMatchObject({ code: "provider_unavailable", retryable: true });
+  upstreamStatus = 200;
+  upstreamHeaders = {};
+  const retry = await create("rate-limited-then-ok");
+  expect(retry.status).toBe(200);
+  expect(retry.headers.get("idempotent-replayed")).toBeNull();
+  expect(created).toBe(before + 1);
 });
