@@ -1,10 +1,11 @@
 // What a gateway does not send but something between it and the client may: a long Retry-After, a proxy's HTML
-// error page, a 200 that is not JSON. A scripted node:http server plays that part. And the constructor's checks.
+// error page, a 200 that is not JSON. A scripted node:http server plays that part. And the checks made before
+// anything is sent: the constructor's, and header values (keys, connection ids) that could never be sent or accepted.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GatewayClient, GatewayError, RateLimitedError } from "../src/index.ts";
-import { recordingSleep } from "./support/recording-fetch.ts";
+import { recordingFetch, recordingSleep } from "./support/recording-fetch.ts";
 
 interface Scripted {
   status: number;
@@ -79,6 +80,47 @@ describe("answers from something other than the gateway", () => {
     const error = await client.catalog.siteMetadata().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ code: "invalid_response", status: 200, retryable: false });
+    expect(received).toBe(1);
+  });
+});
+
+describe("header values that cannot be sent: a TypeError at once, nothing sent, no retry", () => {
+  const unsendable = ["キー", "clé", "", "   ", "line\nbreak", "tab\there", "x".repeat(256)];
+
+  it("an idempotencyKey that is not 1 to 255 printable ASCII characters", async () => {
+    const { client, waits } = sdk();
+    for (const idempotencyKey of unsendable) {
+      const error = await client.platform
+        .createApiKey({ name: "k", scopes: ["catalog"] }, { idempotencyKey })
+        .catch((e: unknown) => e);
+      expect(error, JSON.stringify(idempotencyKey)).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toMatch(/^idempotencyKey must be/);
+    }
+    expect(received).toBe(0);
+    expect(waits).toEqual([]);
+  });
+
+  it("a connectionId of the call or of the client", async () => {
+    const { client, waits } = sdk();
+    for (const connectionId of ["conn_キ", "conn_\r\n", ""]) {
+      await expect(client.shopping.getCart({}, { connectionId })).rejects.toThrow(/^connectionId must be/);
+      expect(() => new GatewayClient({ apiKey: "gwk_test", baseUrl, connectionId })).toThrow(TypeError);
+    }
+    expect(received).toBe(0);
+    expect(waits).toEqual([]);
+  });
+
+  it("an apiKey or userAgent, refused by the constructor", () => {
+    expect(() => new GatewayClient({ apiKey: "gwk_キー", baseUrl })).toThrow(/^apiKey must be/);
+    expect(() => new GatewayClient({ apiKey: "gwk_test", baseUrl, userAgent: "アプリ/1.0" })).toThrow(/^userAgent/);
+  });
+
+  it("while 255 printable ASCII characters are sent as they are", async () => {
+    const { fetch, attempts } = recordingFetch();
+    const client = new GatewayClient({ apiKey: "gwk_test", baseUrl, fetch });
+    const idempotencyKey = `a b!"#$%&'()*+,-./09:;<=>?@AZ[\\]^_\`az{|}~`.padEnd(255, "k");
+    await client.platform.createApiKey({ name: "k", scopes: ["catalog"] }, { idempotencyKey });
+    expect(attempts[0]?.headers["idempotency-key"]).toBe(idempotencyKey);
     expect(received).toBe(1);
   });
 });

@@ -4,6 +4,7 @@
 import { type OperationTypes, operationTable, type ProviderClients } from "../operations.generated.ts";
 import { abortableSleep } from "./abort.ts";
 import type { OperationsCatalogue } from "./catalogue-types.ts";
+import { checkedHeaderValue, checkedIdempotencyKey } from "./header-values.ts";
 import { newIdempotencyKey } from "./idempotency-key.ts";
 import { DEFAULT_MAX_RETRIES, type HttpMethod, isRepeatable, retryDelayMs } from "./retry-policy.ts";
 import { sendAttempt } from "./transport.ts";
@@ -59,15 +60,17 @@ class BaseGatewayClient {
     if (typeof options.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
       throw new TypeError("baseUrl must be an http(s) URL, e.g. https://gateway.example.com");
     }
-    this.#apiKey = options.apiKey;
+    this.#apiKey = checkedHeaderValue("apiKey", options.apiKey);
     this.#baseUrl = options.baseUrl.replace(/\/+$/, "");
-    this.#connectionId = options.connectionId;
+    this.#connectionId =
+      options.connectionId === undefined ? undefined : checkedHeaderValue("connectionId", options.connectionId);
     this.#maxRetries = checkedCount("maxRetries", options.maxRetries ?? DEFAULT_MAX_RETRIES);
     this.#timeoutMs = checkedTimeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const fetchImpl = options.fetch ?? globalThis.fetch;
     if (typeof fetchImpl !== "function") throw new TypeError("No fetch in this runtime: pass options.fetch");
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.#userAgent = `provider-gateway-sdk-js/${SDK_VERSION}${options.userAgent ? ` ${options.userAgent}` : ""}`;
+    const suffix = options.userAgent ? ` ${checkedHeaderValue("userAgent", options.userAgent)}` : "";
+    this.#userAgent = `provider-gateway-sdk-js/${SDK_VERSION}${suffix}`;
     this.#random = options.random ?? Math.random;
     this.#sleep = options.sleep ?? abortableSleep;
     for (const [providerId, operations] of Object.entries(table)) {
@@ -122,8 +125,12 @@ class BaseGatewayClient {
         `${provider}:${operation} acts on a connected account: pass { connectionId } to the call or to the client`,
       );
     }
-    if (connectionId !== undefined) headers["x-gateway-connection-id"] = connectionId;
-    const idempotencyKey = options?.idempotencyKey ?? (info?.createsState ? newIdempotencyKey() : undefined);
+    if (connectionId !== undefined) {
+      headers["x-gateway-connection-id"] = checkedHeaderValue("connectionId", connectionId);
+    }
+    const ownKey = options?.idempotencyKey;
+    const idempotencyKey =
+      ownKey === undefined ? (info?.createsState ? newIdempotencyKey() : undefined) : checkedIdempotencyKey(ownKey);
     if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
     const repeatable = isRepeatable({ method: "POST", readOnly: info?.readOnly ?? false, idempotencyKey });
     const path = `/v1/${encodeURIComponent(provider)}/${encodeURIComponent(operation)}`;

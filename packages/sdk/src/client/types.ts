@@ -28,9 +28,10 @@ export interface CallOptions {
   /** The connection to act on (`conn_…`), for operations in auth mode `credentials`. */
   connectionId?: string | undefined;
   /**
-   * Sent as `Idempotency-Key`. Operations that change state get a fresh UUID when this is absent; every retry of the
-   * call reuses the same key, so the gateway executes the operation at most once. Pass your own to make a retry
-   * across processes (after a crash) safe as well.
+   * Sent as `Idempotency-Key`: 1 to 255 printable ASCII characters, else the call throws a TypeError before sending.
+   * Operations that change state get a fresh UUID when this is absent; every retry of the call reuses the same key,
+   * so the gateway executes the operation at most once. Pass your own to make a retry across processes (after a
+   * crash) safe as well.
    */
   idempotencyKey?: string | undefined;
   /** Cancels the call: the request in flight and any wait before a retry. The promise rejects with `signal.reason`. */
