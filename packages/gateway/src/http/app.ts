@@ -69,11 +69,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.raw.once("finish", () => observe(request, reply));
       answerFrameworkError(error, request, reply);
     },
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, `req_${nextRequestId()}`),
+    clientErrorHandler: (error, socket) => {
+      const requestId = `req_${nextRequestId()}`;
+      refusedUnread(requestId, answerClientError(error, socket, requestId));
+    },
     return503OnClosing: true,
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: false },
   });
+
+  // Requests answered on the socket before they became requests (unparsable bytes, CONNECT) are logged and counted
+  // too, with what they were told: neither their method nor their path is known, or safe, to log.
+  function refusedUnread(requestId: string, message: string | undefined): void {
+    if (message === undefined) return;
+    app.log.info({ request_id: requestId, status: 400, error: message }, "request refused before it was read");
+    deps.metrics.requests.inc({ provider: "-", operation: "unread", status: 400 });
+  }
 
   const routes: { method: string; pattern: RegExp }[] = [];
   app.addHook("onRoute", (route) => {
@@ -92,7 +103,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // made in the onRequest hook instead.
   (app.server as typeof app.server & { requireHostHeader: boolean }).requireHostHeader = false;
   // Node gives CONNECT requests to a `connect` listener, and closes the connection without a word when there is none.
-  app.server.on("connect", (_request, socket: Socket) => answerConnectMethod(socket, `req_${nextRequestId()}`));
+  app.server.on("connect", (_request, socket: Socket) => {
+    const requestId = `req_${nextRequestId()}`;
+    refusedUnread(requestId, answerConnectMethod(socket, requestId));
+  });
   // Both hooks are synchronous callbacks: no promise per request for work that never waits.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);

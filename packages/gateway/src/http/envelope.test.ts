@@ -1,13 +1,21 @@
 // The wire format of the uniform route over real HTTP: success envelope, request ids, and every way a request can be
 // malformed, each answered with the exact error envelope.
 import net from "node:net";
+import { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
 
 let t: TestGateway;
+const logLines: string[] = [];
 beforeAll(async () => {
-  t = await startTestGateway();
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(...String(chunk).split("\n").filter(Boolean));
+      done();
+    },
+  });
+  t = await startTestGateway({ logger: { level: "info", stream } });
 });
 afterAll(async () => t?.close());
 
@@ -414,6 +422,12 @@ describe("requests Node's HTTP parser refuses", () => {
         "connection: close",
       ]);
       expect(json).toEqual({ error: { code: "invalid_request", message, request_id: requestId, retryable: false } });
+      // Logged and counted like any answered request, with what it was told and nothing of what it sent.
+      const logged = logLines.map((line) => JSON.parse(line)).find((line) => line.request_id === requestId);
+      expect(logged).toMatchObject({ msg: "request refused before it was read", status: 400, error: message });
+      expect(JSON.stringify(logged)).not.toContain("example.com");
+      const metrics = await (await fetch(`${t.url}/metrics`)).text();
+      expect(metrics).toMatch(/gateway_requests_total\{provider="-",operation="unread",status="400"\} [1-9]/);
     });
   }
 });

@@ -111,28 +111,31 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
  * Fastify's `clientErrorHandler`: Node's HTTP parser refused the bytes before there was a request (headers over
  * 16 KiB, a malformed request line or header, a request not received in time). Answered on the socket with the
  * envelope and a fresh request id, and the connection closed, as the parser cannot find where a next request starts.
+ * Answers the message it sent, if any.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, requestId: string): void {
-  if (error.code === "ECONNRESET" || socket.destroyed) return;
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, requestId: string): string | undefined {
+  if (error.code === "ECONNRESET" || socket.destroyed) return undefined;
   const message =
     error.code === "HPE_HEADER_OVERFLOW"
       ? "The request headers are larger than the 16 KiB limit"
       : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? "The request was not received completely in time"
         : "The request is not valid HTTP/1.1";
-  writeRawError(socket, requestId, message);
+  const sent = writeRawError(socket, requestId, message);
   socket.destroy(error);
+  return sent;
 }
 
-/** A CONNECT request, which Node hands to no route: the gateway is not a proxy. */
-export function answerConnectMethod(socket: Socket, requestId: string): void {
-  writeRawError(socket, requestId, "The CONNECT method is not supported: the gateway is not a proxy");
+/** A CONNECT request, which Node hands to no route: the gateway is not a proxy. Answers the message it sent. */
+export function answerConnectMethod(socket: Socket, requestId: string): string | undefined {
+  const sent = writeRawError(socket, requestId, "The CONNECT method is not supported: the gateway is not a proxy");
   socket.destroy();
+  return sent;
 }
 
 /** The envelope of a 400 written straight to the socket, for requests that never became Fastify requests. */
-function writeRawError(socket: Socket, requestId: string, message: string): void {
-  if (!socket.writable) return;
+function writeRawError(socket: Socket, requestId: string, message: string): string | undefined {
+  if (!socket.writable) return undefined;
   const body = JSON.stringify(errorEnvelope(invalidRequest(message), requestId));
   socket.write(
     "HTTP/1.1 400 Bad Request\r\n" +
@@ -142,4 +145,5 @@ function writeRawError(socket: Socket, requestId: string, message: string): void
       "connection: close\r\n\r\n" +
       body,
   );
+  return message;
 }
