@@ -21,6 +21,18 @@ interface Common {
 
 // The gateway this machine's configuration describes (GATEWAY_PUBLIC_URL, else localhost on PORT), unless --url says.
 const gatewayUrl = (options: Common) => (options.url ?? loadConfig().publicUrl).replace(/\/$/, "");
+
+/**
+ * The running gateway's public URL, which it names in its OpenAPI document: a connect link must be opened there, since
+ * the provider sends the browser back there, and the flow's cookie belongs to that origin. `--url` may be another name
+ * of the same gateway (127.0.0.1 for localhost).
+ */
+async function publicUrlOf(options: Common): Promise<string> {
+  const response = await fetchOrSay(`${gatewayUrl(options)}/openapi.json`, {});
+  const document = (await response.json().catch(() => ({}))) as { servers?: { url?: unknown }[] };
+  const named = document.servers?.[0]?.url;
+  return typeof named === "string" && response.ok ? named.replace(/\/$/, "") : gatewayUrl(options);
+}
 const apiKey = (options: Common) => options.key ?? (process.env.GATEWAY_API_KEY || undefined);
 
 interface Envelope {
@@ -111,7 +123,7 @@ export function connectionsCommand(): Command {
             externalRef: options.externalRef,
           });
         });
-        connectUrl = `${gatewayUrl(options)}/connect/${token}`;
+        connectUrl = `${await publicUrlOf(options)}/connect/${token}`;
       }
       const flow = await runConnectFlow({ connectUrl, username: options.username, password: options.password });
       if (!flow.ok)

@@ -63,6 +63,20 @@ describe("gateway connections", slow, () => {
     expect(text).toContain(`${printed.id}  shopping  active  cli_store`);
   });
 
+  it.skipIf(testStore() !== "sqlite")(
+    "create without a key opens the link at the gateway's public URL, whatever name --url gives it",
+    async () => {
+      // The gateway's public URL is localhost; --url names it 127.0.0.1. The provider sends the browser back to the
+      // public URL, where the flow's cookie must be: a link opened at 127.0.0.1 would end without a connection.
+      const other = s.t.url;
+      expect(new URL(s.t.config.publicUrl).hostname).toBe("localhost");
+      expect(new URL(other).hostname).toBe("127.0.0.1");
+      const args = ["connections", "create", "--provider", "shopping", "--external-ref", "cli_alias", "--json"];
+      const printed = JSON.parse(await gateway([...args, "--url", other], { GATEWAY_DATA_DIR: s.t.config.dataDir }));
+      expect(printed).toMatchObject({ provider_id: "shopping", external_ref: "cli_alias" });
+    },
+  );
+
   it("fails clearly for a provider without connections", async () => {
     const failed = gateway([
       "connections",
