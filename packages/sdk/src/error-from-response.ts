@@ -37,13 +37,25 @@ const codeByStatus = new Map<number, KnownGatewayErrorCode>(
   Object.entries(GATEWAY_ERROR_CODES).map(([code, { status }]) => [status, code as KnownGatewayErrorCode]),
 );
 
+/** What the response alone does not say about its request. */
+export interface SentRequest {
+  /** The Idempotency-Key the request carried, if any. */
+  idempotencyKey?: string | undefined;
+}
+
 /**
  * Builds the error for a non-2xx response. `body` is the parsed JSON (or the text) of the response.
  * A known `error.code` picks its class whatever the status; an unknown code (announced later, always under an
  * existing status) keeps its own `code` and gets the class of its status; no envelope at all (a proxy's page) gets
- * the class and code of the status, or a plain GatewayError for other statuses.
+ * the class and code of the status, or a plain GatewayError for other statuses. `Idempotent-Replayed: true` makes it
+ * a replayed error, never retryable.
  */
-export function errorFromResponse(status: number, body: unknown, headers?: ResponseHeaders): GatewayError {
+export function errorFromResponse(
+  status: number,
+  body: unknown,
+  headers?: ResponseHeaders,
+  request: SentRequest = {},
+): GatewayError {
   const envelope = readEnvelope(body);
   const retryAfterSeconds = parseRetryAfter(header(headers, "retry-after"));
   const requestId = envelope?.requestId ?? header(headers, "x-request-id") ?? null;
@@ -59,6 +71,8 @@ export function errorFromResponse(status: number, body: unknown, headers?: Respo
     details: envelope?.details,
     fix: envelope?.fix,
     retryAfterSeconds,
+    idempotencyKey: request.idempotencyKey,
+    replayed: header(headers, "idempotent-replayed") === "true",
   };
   return knownCode === undefined ? new GatewayError(init) : new classByCode[knownCode](init);
 }

@@ -28,6 +28,10 @@ export interface GatewayErrorInit {
   fix?: string | undefined;
   /** From a Retry-After header, in whole seconds. */
   retryAfterSeconds?: number | null | undefined;
+  /** The Idempotency-Key the request carried. */
+  idempotencyKey?: string | null | undefined;
+  /** The answer carried `Idempotent-Replayed: true`; makes the error not retryable. */
+  replayed?: boolean | undefined;
   cause?: unknown;
 }
 
@@ -42,13 +46,26 @@ export class GatewayError extends Error {
   readonly requestId: string | null;
   /** Set when the underlying provider caused the error (always on provider_rejected and provider_unavailable). */
   readonly provider: string | undefined;
-  /** True when the same request may succeed later, with backoff (rate_limited, provider_unavailable). */
+  /**
+   * True when the same request, with the same `idempotencyKey`, may succeed later, with backoff (rate_limited,
+   * provider_unavailable, no response). Always false for a replayed answer: that key gets the same answer again.
+   */
   readonly retryable: boolean;
   /** On invalid_request: `[{path, message}]`, one entry per failing field. */
   readonly details: unknown;
   /** A hint on how to fix the request, when the gateway has one. */
   readonly fix: string | undefined;
   readonly retryAfterSeconds: number | null;
+  /**
+   * The Idempotency-Key the request was sent with: the caller's, or the one the SDK generated; null without one.
+   * Calling again with it as `idempotencyKey` is the same request: the gateway runs the operation at most once.
+   */
+  readonly idempotencyKey: string | null;
+  /**
+   * True when the gateway answered with the stored answer of an earlier request under this key
+   * (`Idempotent-Replayed: true`): the operation may have run then, and every repeat with the key gets this answer.
+   */
+  readonly replayed: boolean;
 
   constructor(init: GatewayErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -56,17 +73,23 @@ export class GatewayError extends Error {
     this.status = init.status;
     this.requestId = init.requestId ?? null;
     this.provider = init.provider;
-    this.retryable = init.retryable;
+    this.replayed = init.replayed ?? false;
+    this.retryable = init.retryable && !this.replayed;
     this.details = init.details;
     this.fix = init.fix;
     this.retryAfterSeconds = init.retryAfterSeconds ?? null;
+    this.idempotencyKey = init.idempotencyKey ?? null;
     Object.defineProperty(this, brand, { value: true });
   }
 
-  /** Errors serialise to `{}` by default; this keeps the fields in logs. */
+  /**
+   * Errors serialise to `{}` by default; this keeps the fields in logs. Except `idempotencyKey`: with an API key of
+   * the account it opens the stored answer, which may hold a secret shown once (a new API key, a webhook secret).
+   */
   toJSON(): Record<string, unknown> {
-    const { name, code, message, status, requestId, provider, retryable, details, fix, retryAfterSeconds } = this;
-    return { name, code, message, status, requestId, provider, retryable, details, fix, retryAfterSeconds };
+    const { name, code, message, status, requestId, provider } = this;
+    const { retryable, replayed, details, fix, retryAfterSeconds } = this;
+    return { name, code, message, status, requestId, provider, retryable, replayed, details, fix, retryAfterSeconds };
   }
 }
 
@@ -180,8 +203,14 @@ export class InternalError extends GatewayError {
 export class GatewayConnectionError extends GatewayError {
   override readonly name: string = "GatewayConnectionError";
   readonly timedOut: boolean;
-  constructor(init: { message: string; timedOut?: boolean | undefined; cause?: unknown }) {
-    super({ code: "connection_error", message: init.message, status: 0, retryable: true, cause: init.cause });
+  constructor(init: {
+    message: string;
+    timedOut?: boolean | undefined;
+    idempotencyKey?: string | null | undefined;
+    cause?: unknown;
+  }) {
+    const { message, idempotencyKey, cause } = init;
+    super({ code: "connection_error", message, status: 0, retryable: true, idempotencyKey, cause });
     this.timedOut = init.timedOut ?? false;
   }
 }

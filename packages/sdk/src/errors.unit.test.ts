@@ -81,6 +81,16 @@ describe("errorFromResponse", () => {
     expect(errorFromResponse(404, body).requestId).toBe("req_camel");
   });
 
+  it("marks a replayed answer (Idempotent-Replayed: true) as such and never retryable, with the request's key", () => {
+    const body = envelope("provider_unavailable", { retryable: true, provider: "shopping" });
+    const replayed = errorFromResponse(502, body, { "Idempotent-Replayed": "true" }, { idempotencyKey: "order-1" });
+    expect(replayed).toBeInstanceOf(ProviderUnavailableError);
+    expect(replayed).toMatchObject({ replayed: true, retryable: false, idempotencyKey: "order-1" });
+    const first = errorFromResponse(502, body, new Headers(), { idempotencyKey: "order-1" });
+    expect(first).toMatchObject({ replayed: false, retryable: true, idempotencyKey: "order-1" });
+    expect(errorFromResponse(502, body)).toMatchObject({ replayed: false, idempotencyKey: null });
+  });
+
   it("reads Retry-After as seconds or as a date", () => {
     const error = errorFromResponse(429, envelope("rate_limited"), { "retry-after": "7" });
     expect(error).toBeInstanceOf(RateLimitedError);
@@ -102,10 +112,19 @@ describe("the error classes", () => {
     expect(JSON.parse(JSON.stringify(error))).toMatchObject({ code: "rate_limited", message: "slow down" });
   });
 
+  it("a replayed error is never retryable; toJSON says so and leaves the key out (it opens the stored answer)", () => {
+    const error = new ProviderUnavailableError({ message: "down", replayed: true, idempotencyKey: "order-1" });
+    expect(error).toMatchObject({ retryable: false, replayed: true, idempotencyKey: "order-1" });
+    const logged = JSON.parse(JSON.stringify(error));
+    expect(logged).toMatchObject({ code: "provider_unavailable", retryable: false, replayed: true });
+    expect(logged).not.toHaveProperty("idempotencyKey");
+  });
+
   it("GatewayConnectionError is retryable, has no status and keeps the cause", () => {
     const cause = new Error("ECONNREFUSED");
     const error = new GatewayConnectionError({ message: "could not connect", cause });
     expect(error).toMatchObject({ code: "connection_error", status: 0, retryable: true, timedOut: false });
+    expect(error).toMatchObject({ replayed: false, idempotencyKey: null });
     expect(error.cause).toBe(cause);
     expect(isGatewayError(error)).toBe(true);
     expect(new GatewayConnectionError({ message: "timeout", timedOut: true }).timedOut).toBe(true);

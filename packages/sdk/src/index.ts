@@ -20,7 +20,12 @@ export type {
 } from "./client/types.ts";
 export { SDK_VERSION } from "./client/version.ts";
 
-export { errorFromResponse, parseRetryAfter, type ResponseHeaders } from "./error-from-response.ts";
+export {
+  errorFromResponse,
+  parseRetryAfter,
+  type ResponseHeaders,
+  type SentRequest,
+} from "./error-from-response.ts";
 export {
   ConflictError,
   GATEWAY_ERROR_CODES,

@@ -37,6 +37,16 @@ function client(options: Partial<ConstructorParameters<typeof GatewayClient>[0]>
   return { sdk, attempts: recording.attempts, waits: schedule.waits };
 }
 
+/** A connection of a new shopper at the shopping sandbox, made through the connect flow. */
+async function connectShopper(externalRef: string): Promise<string> {
+  const { sdk: admin } = client();
+  const session = await admin.platform.createConnectSession({ provider_id: "shopping", external_ref: externalRef });
+  const flow = await runConnectFlow({ connectUrl: session.data.connect_url, username: "demo", password: "demo" });
+  expect(flow.ok).toBe(true);
+  const listed = await admin.platform.listConnections({ external_ref: externalRef, provider_id: "shopping" });
+  return listed.data.connections[0]?.id as string;
+}
+
 /** Arms the provider's sandbox: its next `count` calls answer `status`. */
 async function fault(provider: string, status: number, count = 1): Promise<void> {
   const response = await fetch(`${gateway.gateway.upstreamUrls[provider]}/_sandbox/faults`, {
@@ -81,13 +91,9 @@ describe("a typed call per provider", () => {
   });
 
   it("shopping, with a connection from the options and from the client", async () => {
-    const { sdk: admin } = client();
-    const session = await admin.platform.createConnectSession({ provider_id: "shopping", external_ref: "user-42" });
-    const flow = await runConnectFlow({ connectUrl: session.data.connect_url, username: "demo", password: "demo" });
-    expect(flow.ok).toBe(true);
-    const listed = await admin.platform.listConnections({ external_ref: "user-42", provider_id: "shopping" });
-    const connectionId = listed.data.connections[0]?.id as string;
+    const connectionId = await connectShopper("user-42");
     expect(connectionId).toMatch(/^conn_[0-9A-Za-z]{22}$/);
+    const { sdk: admin } = client();
     // The event's data.object is typed as get_connection's resource, and is exactly that resource.
     const { data: events } = await admin.platform.listEvents({ type: "connection.created" });
     const { data: read } = await admin.platform.getConnection({ connection_id: connectionId });
@@ -163,19 +169,39 @@ describe("provider faults injected in the sandbox", () => {
     expect(waits).toEqual([250]);
   });
 
-  it("a 502 replayed for the same Idempotency-Key is final: the client stops there", async () => {
+  it("a 502 replayed for the same Idempotency-Key is final: the client stops there, and the error says so", async () => {
     const { sdk, attempts } = client();
     await fault("homegoods", 503);
     const error = await sdk.homegoods
       .productDetail({ product_id: "hgp-0001" }, { idempotencyKey: "probe-502" })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderUnavailableError);
-    expect(error).toMatchObject({ code: "provider_unavailable", status: 502, provider: "homegoods", retryable: true });
+    expect(error).toMatchObject({ code: "provider_unavailable", status: 502, provider: "homegoods" });
+    expect(error).toMatchObject({ replayed: true, retryable: false, idempotencyKey: "probe-502" });
     expect(attempts.map((a) => [a.headers["idempotency-key"], a.status])).toEqual([
       ["probe-502", 502],
       ["probe-502", 502],
     ]);
     expect(attempts[1]?.responseHeaders["idempotent-replayed"]).toBe("true");
+  });
+
+  it("a state-changing call whose 502 is replayed throws it replayed, not retryable, with the generated key", async () => {
+    const connectionId = await connectShopper("user-offline");
+    const { sdk, attempts, waits } = client({ random: () => 0.5 });
+    const error = await sdk.shopping
+      .addCartItem({ product_id: "prod_offline" }, { connectionId })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    const key = attempts[0]?.headers["idempotency-key"];
+    expect(key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(
+      attempts.map((a) => [a.headers["idempotency-key"], a.status, a.responseHeaders["idempotent-replayed"]]),
+    ).toEqual([
+      [key, 502, undefined],
+      [key, 502, "true"],
+    ]);
+    expect(waits).toEqual([250]);
+    expect(error).toMatchObject({ provider: "shopping", replayed: true, retryable: false, idempotencyKey: key });
   });
 
   it("gives up after maxRetries when the provider keeps failing", async () => {

@@ -94,6 +94,8 @@ describe("a state-changing call whose answer was lost", () => {
     expect(error).toMatchObject({ code: "connection_error", status: 0, retryable: true, timedOut: false });
     expect(attempts).toHaveLength(4); // the first attempt and 3 retries (the default)
     expect(new Set(attempts.map((a) => a.headers["idempotency-key"])).size).toBe(1);
+    // The generated key, so that the caller can send the same request again without running it twice.
+    expect(error).toMatchObject({ idempotencyKey: attempts[0]?.headers["idempotency-key"], replayed: false });
     expect(waits).toEqual([250, 500, 1000]);
     expect(await keysNamed("capped")).toBe(1);
   });

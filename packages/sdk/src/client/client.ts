@@ -176,10 +176,13 @@ class BaseGatewayClient {
         fetch: this.#fetch,
       });
       if (outcome.ok) return outcome;
-      // A replayed answer is the stored outcome of the first processing under this key: repeating returns it again.
-      const delay = outcome.replayed
-        ? undefined
-        : retryDelayMs(outcome.error, { retry, maxRetries, repeatable: plan.repeatable, random: this.#random });
+      // A replayed answer (the stored outcome of the first processing under this key) is never retryable.
+      const delay = retryDelayMs(outcome.error, {
+        retry,
+        maxRetries,
+        repeatable: plan.repeatable,
+        random: this.#random,
+      });
       if (delay === undefined) throw outcome.error;
       await this.#sleep(delay, signal);
     }

@@ -19,15 +19,11 @@ export interface AttemptRequest {
 
 export type AttemptOutcome =
   | { ok: true; body: Record<string, unknown>; requestId: string | null }
-  | {
-      ok: false;
-      error: GatewayError;
-      /** The gateway replayed the stored first answer of this Idempotency-Key: repeating gets the same answer. */
-      replayed: boolean;
-    };
+  | { ok: false; error: GatewayError };
 
 export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutcome> {
   const attempt = attemptSignal(request.timeoutMs, request.signal);
+  const idempotencyKey = request.headers["idempotency-key"];
   try {
     const response = await request.fetch(request.url, {
       method: request.method,
@@ -38,8 +34,7 @@ export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutco
     const text = await response.text();
     const requestId = response.headers.get("x-request-id");
     if (!response.ok) {
-      const replayed = response.headers.get("idempotent-replayed") === "true";
-      return { ok: false, error: errorFromResponse(response.status, text, response.headers), replayed };
+      return { ok: false, error: errorFromResponse(response.status, text, response.headers, { idempotencyKey }) };
     }
     const body = parseObject(text);
     if (body === undefined) {
@@ -50,8 +45,9 @@ export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutco
         message,
         requestId,
         retryable: false,
+        idempotencyKey,
       });
-      return { ok: false, error, replayed: false };
+      return { ok: false, error };
     }
     return { ok: true, body, requestId };
   } catch (cause) {
@@ -61,8 +57,7 @@ export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutco
       : `${request.method} ${request.url} failed: ${describeFailure(cause)}`;
     return {
       ok: false,
-      error: new GatewayConnectionError({ message, timedOut: attempt.timedOut, cause }),
-      replayed: false,
+      error: new GatewayConnectionError({ message, timedOut: attempt.timedOut, idempotencyKey, cause }),
     };
   } finally {
     attempt.done();
