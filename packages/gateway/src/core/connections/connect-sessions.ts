@@ -1,6 +1,7 @@
 // Connect sessions: the hosted, single-use, 30-minute flow that creates a connection. The token in connect_url is
-// stored only as a hash; starting the flow binds it to the browser (a cookie), a fresh `state` and a PKCE verifier
-// (sealed); the callback is accepted once, from that browser, and either creates the connection or fails the session.
+// stored only as a hash; starting the flow binds it to the browser (a cookie of the session's own), a fresh `state`
+// and a PKCE verifier (sealed); the callback is accepted once, from that browser, and either creates the connection
+// or fails the session.
 import type { Kysely } from "kysely";
 import * as oauth from "oauth4webapi";
 import type { ConnectSessionsTable, Database } from "../../store/schema.ts";
@@ -34,6 +35,9 @@ export interface ConnectSessionDeps {
   oauthClient(providerId: string): ProviderOAuthClient | undefined;
 }
 
+const sameBrowser = (session: ConnectSessionsTable, binding: string | undefined) =>
+  binding !== undefined && hash(binding) === session.browser_hash;
+
 export class ConnectSessions {
   constructor(private readonly deps: ConnectSessionDeps) {}
 
@@ -51,36 +55,44 @@ export class ConnectSessions {
     };
   }
 
-  /** The session behind a connect_url token, and whether it can still start (or restart, from the same browser). */
+  /**
+   * The session behind a connect_url token, and whether it can still start (or restart, from the same browser).
+   * `bindingOf` answers the binding the browser holds for a session (its cookie for that session).
+   */
   async open(
     token: string,
-    browser: string | undefined,
+    bindingOf: (session: ConnectSessionsTable) => string | undefined,
   ): Promise<ConnectFailed | { ok: "open"; session: ConnectSessionsTable }> {
     const session = await sessionByToken(this.deps.db, token);
     if (!session) return { ok: false, failure: "unknown_link", session };
     if (session.status !== "pending" && session.status !== "started")
       return { ok: false, failure: "already_used", session };
     if (session.expires_at <= this.deps.clock.now()) return { ok: false, failure: "expired", session };
-    if (session.status === "started" && (browser === undefined || hash(browser) !== session.browser_hash)) {
+    if (session.status === "started" && !sameBrowser(session, bindingOf(session))) {
       return { ok: false, failure: "other_browser", session };
     }
     return { ok: "open", session };
   }
 
-  /** Starts (or restarts) the authorization: answers the provider's authorization URL and the browser binding. */
+  /**
+   * Starts (or restarts) the authorization: answers the provider's authorization URL and the browser binding, a new
+   * one unless `binding` is given. A started session restarts only with its own binding. Answers undefined when the
+   * session changed meanwhile (another Continue of it won): `open` then tells where it stands.
+   */
   async start(
     session: ConnectSessionsTable,
-    browser: string | undefined,
-  ): Promise<{ authorizationUrl: URL; browser: string }> {
+    binding: string | undefined,
+  ): Promise<{ authorizationUrl: URL; browser: string } | undefined> {
+    if (session.status === "started" && !sameBrowser(session, binding)) return undefined;
     const client = this.client(session.provider_id);
-    const binding = session.status === "started" && browser ? browser : randomBase62(32);
+    const browser = binding ?? randomBase62(32);
     const state = oauth.generateRandomState();
     const verifier = oauth.generateRandomCodeVerifier();
     const authorizationUrl = await client.authorizationUrl(state, verifier);
     const sealed = {
       state_hash: hash(state),
       code_verifier: this.deps.secretBox.seal(verifier),
-      browser_hash: hash(binding),
+      browser_hash: hash(browser),
     };
     const started = await this.deps.db
       .updateTable("connect_sessions")
@@ -91,20 +103,21 @@ export class ConnectSessions {
         session.state_hash === null ? eb("state_hash", "is", null) : eb("state_hash", "=", session.state_hash),
       )
       .executeTakeFirst();
-    if (Number(started.numUpdatedRows) !== 1)
-      throw new GatewayError("conflict", "The connect session changed meanwhile");
-    return { authorizationUrl, browser: binding };
+    if (Number(started.numUpdatedRows) !== 1) return undefined;
+    return { authorizationUrl, browser };
   }
 
   /** Handles the provider's redirect back: at most once per session, only from the browser that started it. */
-  async complete(callback: URL, browser: string | undefined): Promise<ConnectOutcome> {
+  async complete(
+    callback: URL,
+    bindingOf: (session: ConnectSessionsTable) => string | undefined,
+  ): Promise<ConnectOutcome> {
     const { db, clock } = this.deps;
     const state = callback.searchParams.get("state");
     const session = state ? await sessionByState(db, state) : undefined;
     if (!state || !session) return { ok: false, failure: "unknown_link", session: undefined };
     if (session.status !== "started") return { ok: false, failure: "already_used", session };
-    if (browser === undefined || hash(browser) !== session.browser_hash)
-      return { ok: false, failure: "other_browser", session };
+    if (!sameBrowser(session, bindingOf(session))) return { ok: false, failure: "other_browser", session };
     if (!(await claimCallback(db, session, state))) return { ok: false, failure: "already_used", session };
     if (session.expires_at <= clock.now()) return failSession(db, clock, session, "expired");
 

@@ -1,5 +1,6 @@
 // The hosted connect pages the end user sees: the start page, success, and one clear failure page per reason.
 // They never show a connection id, a token or anything the tenant's server alone should know.
+import type { FastifyReply } from "fastify";
 import type { ConnectFailure } from "../../core/connections/connect-sessions.ts";
 
 const escapeHtml = (text: string) =>
@@ -26,13 +27,14 @@ ${body}
 </html>`;
 }
 
-export function startPage(accountName: string, providerTitle: string, formAction: string): string {
+/** `binding` is the browser binding the form proposes (see binding.ts). */
+export function startPage(accountName: string, providerTitle: string, formAction: string, binding: string): string {
   return page(
     `Connect ${providerTitle}`,
     `<h1>Connect your ${escapeHtml(providerTitle)} account</h1>
 <p><strong>${escapeHtml(accountName)}</strong> asks for access to your ${escapeHtml(providerTitle)} account. You will sign in
 on ${escapeHtml(providerTitle)}'s own page and choose whether to allow it.</p>
-<form method="post" action="${escapeHtml(formAction)}"><button type="submit">Continue to ${escapeHtml(providerTitle)}</button></form>
+<form method="post" action="${escapeHtml(formAction)}"><input type="hidden" name="binding" value="${escapeHtml(binding)}"><button type="submit">Continue to ${escapeHtml(providerTitle)}</button></form>
 <p class="muted">This link works once and expires 30 minutes after it was made.</p>`,
   );
 }
@@ -94,8 +96,32 @@ export function failurePage(failure: ConnectFailure, providerTitle: string): { s
   };
 }
 
+/** A method the address does not take (a PUT on a connect link), or a request body that could not be read. */
+export const unusableRequestPage = () =>
+  page(
+    "Open the connect link in a browser",
+    `<h1 class="bad">Open the connect link in a browser</h1><p>This address is a page for people. Open the link the app
+gave you in a web browser, or ask the app for a new one.</p>`,
+  );
+
 export const errorPage = () =>
   page(
     "Something went wrong",
     `<h1 class="bad">Something went wrong</h1><p>Nothing was connected. Try again later.</p>`,
   );
+
+/** Answers a page with the headers every connect page has: not cacheable, no referrer, no framing, no scripts. */
+export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply
+    .code(status)
+    .header("content-type", "text/html; charset=utf-8")
+    .header("cache-control", "no-store")
+    .header("referrer-policy", "no-referrer")
+    .header("x-frame-options", "DENY")
+    .header("x-content-type-options", "nosniff")
+    .header(
+      "content-security-policy",
+      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+    )
+    .send(body);
+}

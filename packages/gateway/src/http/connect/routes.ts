@@ -4,38 +4,35 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ConnectFailure } from "../../core/connections/connect-sessions.ts";
 import { GatewayError } from "../../core/errors.ts";
+import { randomBase62 } from "../../core/ids.ts";
 import type { CoreServices } from "../../core/services.ts";
 import type { Registry } from "../../providers/registry.ts";
-import { errorPage, failurePage, startPage, successPage } from "./pages.ts";
+import type { ConnectSessionsTable } from "../../store/schema.ts";
+import { requireSameOrigin } from "../console/session-guard.ts";
+import { type BindingOf, bindingCookies, proposedBinding, setBindingCookie } from "./binding.ts";
+import { registerConnectFallbacks } from "./fallback.ts";
+import { errorPage, failurePage, sendPage, startPage, successPage } from "./pages.ts";
 
 export interface ConnectRoutesOptions {
   core: CoreServices;
   registry: Registry;
 }
 
-const cookieName = "gateway_connect";
-
-function readCookie(request: FastifyRequest): string | undefined {
-  for (const part of (request.headers.cookie ?? "").split(";")) {
-    const [name, value] = part.trim().split("=");
-    if (name === cookieName && value && /^[0-9A-Za-z]{32}$/.test(value)) return value;
+/**
+ * Whether a POST comes from another site, by the console's Origin and Sec-Fetch-Site rules. The connect pages send no
+ * Referer, so a browser posts their own form with `Origin: null`: that value names no site and is left to
+ * Sec-Fetch-Site (cross-site when another site's page chose to send no Referer either).
+ */
+function crossSite(request: FastifyRequest, publicUrl: string): boolean {
+  const origin = request.headers.origin === "null" ? undefined : request.headers.origin;
+  const seen = { method: request.method, protocol: request.protocol, headers: { ...request.headers, origin } };
+  try {
+    requireSameOrigin(seen as FastifyRequest, publicUrl);
+    return false;
+  } catch (error) {
+    if (error instanceof GatewayError && error.code === "scope_denied") return true;
+    throw error;
   }
-  return undefined;
-}
-
-function html(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply
-    .code(status)
-    .header("content-type", "text/html; charset=utf-8")
-    .header("cache-control", "no-store")
-    .header("referrer-policy", "no-referrer")
-    .header("x-frame-options", "DENY")
-    .header("x-content-type-options", "nosniff")
-    .header(
-      "content-security-policy",
-      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-    )
-    .send(body);
 }
 
 export function connectRoutes(options: ConnectRoutesOptions) {
@@ -46,15 +43,24 @@ export function connectRoutes(options: ConnectRoutesOptions) {
   const accountName = async (accountId: string) => (await core.accounts.get(accountId))?.name ?? accountId;
   const fail = (reply: FastifyReply, failure: ConnectFailure, providerId: string | undefined) => {
     const { status, html: body } = failurePage(failure, title(providerId));
-    return html(reply, status, body);
+    return sendPage(reply, status, body);
   };
-  const setBinding = (reply: FastifyReply, value: string, maxAge: number) =>
-    reply.header(
-      "set-cookie",
-      `${cookieName}=${value}; Path=/connect; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`,
-    );
+  const bind = (reply: FastifyReply, session: ConnectSessionsTable, value: string) =>
+    setBindingCookie(reply, session, value, Math.ceil((session.expires_at - core.clock.now()) / 1000), secure);
+  /** The start page; its form proposes the binding this browser already holds for the session, or a new one. */
+  const showStart = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    session: ConnectSessionsTable,
+    held = bindingCookies(request)(session),
+  ) => {
+    const binding = held ?? randomBase62(32);
+    const body = startPage(await accountName(session.account_id), title(session.provider_id), request.url, binding);
+    return sendPage(reply, 200, body);
+  };
 
   return async function plugin(app: FastifyInstance): Promise<void> {
+    registerConnectFallbacks(app);
     const sessions = () => {
       if (!core.connectSessions) throw new GatewayError("internal_error", "Connections are not available");
       return core.connectSessions;
@@ -69,21 +75,28 @@ export function connectRoutes(options: ConnectRoutesOptions) {
           if (error instanceof GatewayError && error.code === "provider_unavailable") {
             return fail(reply, "provider_unavailable", error.provider);
           }
-          // Two tabs starting the same session at once: the second finds it changed under it.
-          if (error instanceof GatewayError && error.code === "conflict") return fail(reply, "already_used", undefined);
           request.log.error({ err: error, request_id: request.id }, "connect flow failed");
-          return html(reply, 500, errorPage());
+          return sendPage(reply, 500, errorPage());
         }
       };
+
+    /** What opening the link shows: the start page, or why it cannot be used. Changes nothing. */
+    const showLink = async (request: FastifyRequest, reply: FastifyReply, token: string) => {
+      const opened = await sessions().open(token, bindingCookies(request));
+      if (opened.ok !== "open") return fail(reply, opened.failure, opened.session?.provider_id);
+      return showStart(request, reply, opened.session);
+    };
 
     app.get(
       "/connect/callback",
       guarded(async (request, reply) => {
-        const outcome = await sessions().complete(new URL(request.url, core.publicUrl), readCookie(request));
+        const outcome = await sessions().complete(new URL(request.url, core.publicUrl), bindingCookies(request));
+        // A flow that ended, either way, has no further use for its cookie.
+        const ended = outcome.ok || !["unknown_link", "other_browser", "already_used"].includes(outcome.failure);
+        if (ended && outcome.session) bind(reply, outcome.session, "");
         if (!outcome.ok) return fail(reply, outcome.failure, outcome.session?.provider_id);
-        setBinding(reply, "", 0);
         const { session, replaced } = outcome;
-        return html(
+        return sendPage(
           reply,
           200,
           successPage(await accountName(session.account_id), title(session.provider_id), replaced),
@@ -94,28 +107,39 @@ export function connectRoutes(options: ConnectRoutesOptions) {
     app.get<{ Params: { token: string } }>(
       "/connect/:token",
       { config: { logRoutePattern: true } },
-      guarded<{ token: string }>(async (request, reply) => {
-        const opened = await sessions().open(request.params.token, readCookie(request));
-        if (opened.ok !== "open") return fail(reply, opened.failure, opened.session?.provider_id);
-        const { session } = opened;
-        const body = startPage(await accountName(session.account_id), title(session.provider_id), request.url);
-        return html(reply, 200, body);
-      }),
+      guarded<{ token: string }>(async (request, reply) => showLink(request, reply, request.params.token)),
     );
 
     app.post<{ Params: { token: string } }>(
       "/connect/:token",
       { config: { logRoutePattern: true } },
       guarded<{ token: string }>(async (request, reply) => {
-        const opened = await sessions().open(request.params.token, readCookie(request));
+        const { token } = request.params;
+        // Another site's form would skip the page that names who asks for access: it gets that page instead.
+        if (crossSite(request, core.publicUrl)) return showLink(request, reply, token);
+        // The form's binding proves the browser as well as the cookie does: the page gave it to this browser only.
+        const held = bindingCookies(request);
+        const proposed = proposedBinding(request.body);
+        const bindingOf: BindingOf = (session) => held(session) ?? proposed;
+        const opened = await sessions().open(token, bindingOf);
         if (opened.ok !== "open") return fail(reply, opened.failure, opened.session?.provider_id);
-        const { authorizationUrl, browser } = await sessions().start(opened.session, readCookie(request));
-        setBinding(reply, browser, Math.ceil((opened.session.expires_at - core.clock.now()) / 1000));
-        return reply
-          .code(303)
-          .header("cache-control", "no-store")
-          .header("location", authorizationUrl.toString())
-          .send();
+        const { session } = opened;
+        const binding = bindingOf(session);
+        const started = await sessions().start(session, binding);
+        if (started) {
+          bind(reply, session, started.browser);
+          return reply
+            .code(303)
+            .header("cache-control", "no-store")
+            .header("location", started.authorizationUrl.toString())
+            .send();
+        }
+        // Another Continue of this session won the race (a double click, two tabs): if it bound the same binding (the
+        // same page's form), this browser may go on; it gets its cookie and the start page again.
+        const now = await sessions().open(token, () => binding);
+        if (now.ok !== "open") return fail(reply, now.failure, now.session?.provider_id);
+        if (binding !== undefined) bind(reply, now.session, binding);
+        return showStart(request, reply, now.session, binding);
       }),
     );
   };
