@@ -159,6 +159,11 @@ describe("event API", () => {
       const response = await setup.gateway.call("platform", operation);
       expect(response.status, operation).toBe(404);
     }
-    expect((await setup.gateway.call("platform", "redeliver_event", { event_id: event.id })).status).toBe(409);
+    const noEndpoint = await setup.gateway.call("platform", "redeliver_event", { event_id: event.id });
+    expect(noEndpoint.status).toBe(409);
+    expect(((await noEndpoint.json()) as Json).error).toMatchObject({
+      code: "conflict",
+      details: { reason: "no_webhook_endpoint" },
+    });
   });
 });

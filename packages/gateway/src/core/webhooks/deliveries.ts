@@ -126,7 +126,11 @@ export class Deliveries {
       .select("id")
       .where("account_id", "=", accountId)
       .executeTakeFirst();
-    if (!endpoint) throw conflict("This account has no webhook endpoint to deliver to; set one first");
+    if (!endpoint) {
+      throw conflict("This account has no webhook endpoint to deliver to; set one first", {
+        reason: "no_webhook_endpoint",
+      });
+    }
     const row = newDelivery({ eventId, accountId, endpointId: endpoint.id, now: this.clock.now() });
     await this.db.insertInto("webhook_deliveries").values(row).execute();
     for (const listener of this.listeners) listener();
