@@ -68,6 +68,33 @@ describe("webhook private-address guard", () => {
     expect((await set(gw, "https://hooks.example.com/gateway")).status).toBe(200);
   });
 
+  it("refuses IPv6 forms embedding a loopback IPv4 (NAT64 local-use, SIIT), naming the address", async () => {
+    const gw = await gateway();
+    for (const host of ["64:ff9b:1::7f00:1", "::ffff:0:7f00:1"]) {
+      const body = (await (await set(gw, `https://[${host}]/x`)).json()) as { error: { message: string } };
+      expect(body.error.message, host).toBe(
+        `The webhook URL is not allowed: ${host} is a private, loopback or link-local address`,
+      );
+    }
+  });
+
+  it("says what is wrong with a port out of range or an IPv6 zone", async () => {
+    const gw = await gateway();
+    const messages: Record<string, string> = {
+      "https://hooks.example.com:99999/x": "its port must be 1 to 65535",
+      "https://hooks.example.com:8x/x": 'its port "8x" is not a number',
+      "https://[fe80::1%25eth0]/x":
+        "an IPv6 address with a zone (%…) names a local network interface and is not allowed",
+    };
+    for (const [url, message] of Object.entries(messages)) {
+      const response = await set(gw, url);
+      expect(response.status, url).toBe(400);
+      const body = (await response.json()) as { error: { message: string; details: unknown } };
+      expect(body.error.message, url).toBe(`The webhook URL is not allowed: ${message}`);
+      expect(body.error.details, url).toEqual([{ path: "/url", message }]);
+    }
+  });
+
   it("refuses at delivery when the name now resolves to a private address (DNS rebinding)", async () => {
     const target = await receiver();
     const port = new URL(target.url).port;

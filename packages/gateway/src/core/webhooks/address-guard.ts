@@ -1,5 +1,5 @@
 // Which IP addresses a webhook may not reach: private, loopback, link-local, shared, multicast, reserved and
-// documentation ranges, and IPv6 forms that embed such an IPv4 address (mapped, NAT64, 6to4).
+// documentation ranges, and IPv6 forms that embed such an IPv4 address (compatible, mapped, translated, NAT64, 6to4).
 import net from "node:net";
 
 const blocked = new net.BlockList();
@@ -51,12 +51,20 @@ function hextets(address: string): number[] {
 
 const v4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 
-/** The IPv4 address inside IPv4-compatible (::/96), NAT64 (64:ff9b::/96) and 6to4 (2002::/16) addresses. */
+/**
+ * The IPv4 address inside an IPv6 address that embeds one in its last 32 bits: IPv4-compatible (::/96), mapped
+ * (::ffff:0:0/96), translated (SIIT, ::ffff:0:0:0/96), NAT64 with the well-known prefix (64:ff9b::/96) or with the
+ * local-use prefix (64:ff9b:1::/48, in its /96 form); and the one in bits 16–47 of 6to4 (2002::/16).
+ */
 function embeddedIpv4(address: string): string | undefined {
   const h = hextets(address);
-  if (h.slice(0, 6).every((x) => x === 0)) return v4(h[6] ?? 0, h[7] ?? 0);
-  if (h[0] === 0x64 && h[1] === 0xff9b && h.slice(2, 6).every((x) => x === 0)) return v4(h[6] ?? 0, h[7] ?? 0);
-  if (h[0] === 0x2002) return v4(h[1] ?? 0, h[2] ?? 0);
+  const [a, b, c, d, e, f] = h;
+  const last = () => v4(h[6] ?? 0, h[7] ?? 0);
+  if (a === 0 && b === 0 && c === 0 && d === 0) {
+    if ((e === 0 && (f === 0 || f === 0xffff)) || (e === 0xffff && f === 0)) return last();
+  }
+  if (a === 0x64 && b === 0xff9b && (c === 0 || c === 1)) return last();
+  if (a === 0x2002) return v4(b ?? 0, c ?? 0);
   return undefined;
 }
 

@@ -22,7 +22,7 @@ export async function checkEndpointUrl(raw: string, policy: UrlPolicy): Promise<
   try {
     url = new URL(raw);
   } catch {
-    throw refuse("it is not an absolute URL");
+    throw refuse(whyUnparsable(raw));
   }
   const secure = url.protocol === "https:";
   if (!secure && !(policy.allowPrivate && url.protocol === "http:")) throw refuse("it must use https://");
@@ -43,4 +43,16 @@ export async function checkEndpointUrl(raw: string, policy: UrlPolicy): Promise<
     throw refuse(`${host} does not resolve`);
   }
   return url.href;
+}
+
+/** What makes a URL that WHATWG URL refuses wrong, for the two mistakes with a message of their own. */
+function whyUnparsable(raw: string): string {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]/?#]*\]|[^:/?#]*)(?::([^/?#]*))?/i.exec(raw.trim());
+  if (authority?.[1]?.startsWith("[") && authority[1].includes("%")) {
+    return "an IPv6 address with a zone (%…) names a local network interface and is not allowed";
+  }
+  const port = authority?.[2];
+  if (port && !/^[0-9]+$/.test(port)) return `its port "${port}" is not a number`;
+  if (port && Number(port) > 65535) return "its port must be 1 to 65535";
+  return "it is not an absolute URL";
 }

@@ -27,6 +27,9 @@ describe("isPrivateAddress", () => {
       "::ffff:7f00:1",
       "::127.0.0.1",
       "64:ff9b::a00:1",
+      "64:ff9b:1::7f00:1",
+      "::ffff:0:7f00:1",
+      "::ffff:0:a00:1",
       "2002:c0a8:0101::1",
       "not-an-address",
     ]) {
@@ -42,6 +45,8 @@ describe("isPrivateAddress", () => {
       "2606:4700::1111",
       "64:ff9b::808:808",
       "::ffff:8.8.8.8",
+      "64:ff9b:1::808:808",
+      "::ffff:0:808:808",
     ]) {
       expect(isPrivateAddress(address), address).toBe(false);
     }
