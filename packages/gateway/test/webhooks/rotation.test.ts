@@ -1,5 +1,6 @@
-// Secret rotation: with a grace both secrets sign (one v2 each) until the grace ends; without one only the new
-// secret signs at once. The secret is shown by set (on creation) and rotate only.
+// Secret rotation: with a grace both secrets sign (one v2 each) until the grace ends, and a further rotation ends the
+// grace of the one before; without one only the new secret signs at once. The secret is shown by set (on creation)
+// and rotate only.
 import { afterEach, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../../sdk/src/index.ts";
 import { closeAll, hmac, sendTestEvent, setupWebhooks } from "./setup.ts";
@@ -42,6 +43,25 @@ describe("webhook secret rotation", () => {
     const after = (await setup.receiver.waitFor(2))[1];
     const t2 = Math.floor(setup.clock.now() / 1000);
     expect(after?.headers["gateway-signature"]).toBe(`t=${t2},v2=${hmac(rotated.secret, `${t2}.${after?.body}`)}`);
+  });
+
+  it("a second rotation ends the grace of the secret before: at most two secrets sign", async () => {
+    const setup = await setupWebhooks();
+    const first = setup.secret;
+    const second = await rotate(setup, { grace_seconds: 3600 });
+    const third = await rotate(setup, { grace_seconds: 60 });
+    expect(third.endpoint.previous_secret_expires_at).toBe(new Date(setup.clock.now() + 60_000).toISOString());
+    await sendTestEvent(setup.gateway);
+    const [request] = await setup.receiver.waitFor(1);
+    const t = Math.floor(setup.clock.now() / 1000);
+    const signed = `${t}.${request?.body}`;
+    expect(request?.headers["gateway-signature"]).toBe(
+      `t=${t},v2=${hmac(third.secret, signed)},v2=${hmac(second.secret, signed)}`,
+    );
+    expect(request?.headers["gateway-signature"]).not.toContain(hmac(first, signed));
+    for (let index = 0; index < 5; index++) await rotate(setup, { grace_seconds: 3600 });
+    const stored = await setup.gateway.gateway.core.store.db.selectFrom("webhook_secrets").selectAll().execute();
+    expect(stored).toHaveLength(2);
   });
 
   it("without a grace, signs only with the new secret at once", async () => {

@@ -1,5 +1,6 @@
 // The one webhook endpoint of an account: registration, its secrets (sealed at rest, shown once), rotation with a
-// grace during which the old secret keeps signing, and deletion (pending deliveries to it end as failed).
+// grace during which the previous secret keeps signing (at most two secrets sign at once), and deletion (pending
+// deliveries to it end as failed).
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database, WebhookEndpointsTable } from "../../store/schema.ts";
@@ -112,7 +113,11 @@ export class WebhookEndpoints {
     });
   }
 
-  /** Issues a new secret; the current ones keep signing for `graceSeconds` (0: stop at once). */
+  /**
+   * Issues a new secret. With a grace, the secret current until now signs on until the grace ends; any older one, still
+   * in an earlier rotation's grace, stops now: at most two secrets sign at any time. Without a grace only the new one
+   * signs.
+   */
   async rotate(accountId: string, graceSeconds: number) {
     if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > maxGraceSeconds) {
       throw invalidRequest("grace_seconds must be an integer from 0 to 604800 (7 days)", [
@@ -121,19 +126,23 @@ export class WebhookEndpoints {
     }
     const now = this.clock.now();
     return this.db.transaction().execute(async (trx) => {
-      const row = await this.find(trx, accountId);
+      // An UPDATE first: on PostgreSQL it locks the endpoint's row, so that rotations at the same time run one after
+      // the other and each sees the secret the one before made current.
+      const row = await trx
+        .updateTable("webhook_endpoints")
+        .set((eb) => ({ updated_at: eb.ref("updated_at") }))
+        .where("account_id", "=", accountId)
+        .returningAll()
+        .executeTakeFirst();
       if (!row) throw noEndpoint();
-      // Without a grace every secret stops at once; with one, the current secret signs on until its end (an
-      // earlier rotation's secret keeps its own, earlier end).
       let stale = trx.deleteFrom("webhook_secrets").where("endpoint_id", "=", row.id);
-      if (graceSeconds > 0) stale = stale.where("expires_at", "<=", now);
+      if (graceSeconds > 0) stale = stale.where("expires_at", "is not", null);
       await stale.execute();
       if (graceSeconds > 0) {
         await trx
           .updateTable("webhook_secrets")
           .set({ expires_at: now + graceSeconds * 1000 })
           .where("endpoint_id", "=", row.id)
-          .where("expires_at", "is", null)
           .execute();
       }
       const secret = newSecret();

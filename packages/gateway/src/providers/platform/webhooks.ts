@@ -67,7 +67,8 @@ export const rotateWebhookSecret = defineOperation({
   summary: "Rotate the webhook signing secret",
   description:
     "Issues a new secret, answered once. During `grace_seconds` (default 0, at most 7 days) the previous secret " +
-    "keeps signing too: each delivery then carries one v2 signature per secret.",
+    "keeps signing too: each delivery then carries one v2 signature per secret. At most two secrets sign: a secret " +
+    "still in an earlier rotation's grace stops now.",
   auth: "none",
   input: StrictObject({ grace_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800, default: 0 })) }),
   output: Type.Object({ endpoint: WebhookEndpoint, secret: WebhookSecret }, { additionalProperties: false }),
