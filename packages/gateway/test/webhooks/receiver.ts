@@ -12,7 +12,7 @@ export interface Received {
   body: string;
 }
 
-/** What to answer; `hang` never answers (a timeout for the sender). */
+/** What to answer; `hang` answers only when the test says so (otherwise a timeout for the sender). */
 export type Answer = { status: number; body?: string; headers?: Record<string, string> } | "hang";
 
 export interface Receiver {
@@ -23,6 +23,8 @@ export interface Receiver {
   answer: (request: Received) => Answer;
   /** Resolves once `count` requests arrived; fails after the deadline. */
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
+  /** Answers the requests left hanging so far with this status. */
+  answerHanging(status: number): void;
   close(): Promise<void>;
 }
 
@@ -69,6 +71,10 @@ export async function startReceiver(
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       return received;
+    },
+    answerHanging(status: number) {
+      for (const response of hanging) response.writeHead(status).end();
+      hanging.clear();
     },
     async close() {
       for (const response of hanging) response.destroy();

@@ -1,10 +1,15 @@
 // Claiming due deliveries: one UPDATE that leases them to this worker and counts the attempt. On PostgreSQL the
 // candidate rows are locked with FOR UPDATE SKIP LOCKED so that workers on several nodes never take the same row;
 // on SQLite the statement is atomic by itself. A lease that runs out (the worker died) makes the row due again.
+// An endpoint holds at most `perEndpoint` leased rows: one slow or dead receiver cannot take every slot while other
+// endpoints' deliveries wait behind its backlog.
 import { type Kysely, sql } from "kysely";
 import type { StoreKind } from "../../store/database.ts";
 import { precompile } from "../../store/precompiled.ts";
 import type { Database, WebhookDeliveriesTable } from "../../store/schema.ts";
+
+/** Attempts claimed (waiting for a slot or in flight) per endpoint at a time, across the nodes. */
+export const claimsPerEndpoint = 16;
 
 export type ClaimDueDeliveries = (input: {
   now: number;
@@ -13,33 +18,70 @@ export type ClaimDueDeliveries = (input: {
 }) => Promise<WebhookDeliveriesTable[]>;
 
 /** The claim statement of one store, compiled once (the worker runs it for every batch). */
-export function claimDueDeliveries(db: Kysely<Database>, kind: StoreKind): ClaimDueDeliveries {
-  const statement = precompile<"now" | "leaseUntil" | "limit", Database>(db, (p) => {
-    let due = db
-      .selectFrom("webhook_deliveries")
-      .select("id")
-      // A literal, not a parameter: only then can SQLite's planner use the partial index of pending rows.
-      .where("status", "=", sql.lit("pending"))
-      .where("next_attempt_at", "<=", p("now"))
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", p("now"))]))
-      .orderBy("next_attempt_at")
-      .limit(p("limit"));
-    if (kind === "postgres") due = due.forUpdate().skipLocked();
-    return db
+export function claimDueDeliveries(
+  db: Kysely<Database>,
+  kind: StoreKind,
+  perEndpoint = claimsPerEndpoint,
+): ClaimDueDeliveries {
+  const statement = precompile<"now" | "leaseUntil" | "limit" | "cap", Database>(db, (p) =>
+    db
+      // Leased rows per endpoint (few: a lease ends with its attempt), found through the index of leased rows.
+      .with("busy", (qb) =>
+        qb
+          .selectFrom("webhook_deliveries")
+          .select((eb) => ["endpoint_id", eb.fn.countAll<number>().as("held")])
+          .where("lease_until", ">", p("now"))
+          .where("status", "=", sql.lit("pending"))
+          .groupBy("endpoint_id"),
+      )
+      // The oldest due rows of endpoints not yet at their cap.
+      .with("due", (qb) => {
+        let due = qb
+          .selectFrom("webhook_deliveries")
+          .select(["id", "endpoint_id", "next_attempt_at"])
+          // A literal, not a parameter: only then can SQLite's planner use the partial index of pending rows.
+          .where("status", "=", sql.lit("pending"))
+          .where("next_attempt_at", "<=", p("now"))
+          .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", p("now"))]))
+          .where("endpoint_id", "not in", (eb) =>
+            eb.selectFrom("busy").select("busy.endpoint_id").where("busy.held", ">=", p("cap")),
+          )
+          .orderBy("next_attempt_at")
+          .limit(p("limit"));
+        if (kind === "postgres") due = due.forUpdate().skipLocked();
+        return due;
+      })
+      // Each due row's place in its endpoint's line, counting the rows the endpoint already holds.
+      .with("ranked", (qb) =>
+        qb
+          .selectFrom("due")
+          .leftJoin("busy", "busy.endpoint_id", "due.endpoint_id")
+          .select((eb) => [
+            "due.id",
+            "due.next_attempt_at",
+            sql<number>`row_number() over (partition by ${eb.ref("due.endpoint_id")} order by ${eb.ref(
+              "due.next_attempt_at",
+            )}, ${eb.ref("due.id")}) + coalesce(${eb.ref("busy.held")}, 0)`.as("place"),
+          ]),
+      )
       .updateTable("webhook_deliveries")
       .set((eb) => ({ lease_until: p("leaseUntil"), attempt_count: eb("attempt_count", "+", 1) }))
-      .where("id", "in", due)
-      .returningAll();
-  });
+      .where("id", "in", (eb) => eb.selectFrom("ranked").select("ranked.id").where("ranked.place", "<=", p("cap")))
+      .returningAll(),
+  );
   return async ({ now, leaseMs, limit }) =>
-    (await statement({ now, leaseUntil: now + leaseMs, limit })).rows as WebhookDeliveriesTable[];
+    (await statement({ now, leaseUntil: now + leaseMs, limit, cap: perEndpoint })).rows as WebhookDeliveriesTable[];
 }
 
-/** SQLite has one worker: leases left by a previous process that was killed are void at start. */
+/**
+ * SQLite has one worker: leases left by a previous process that was killed are void at start. Their attempts were
+ * never recorded (an outcome clears the lease in the same transaction), so they are not counted either: the attempt is
+ * made again under the same number, and the retry schedule loses no step.
+ */
 export async function releaseLeftoverLeases(db: Kysely<Database>): Promise<void> {
   await db
     .updateTable("webhook_deliveries")
-    .set({ lease_until: null })
+    .set((eb) => ({ lease_until: null, attempt_count: eb("attempt_count", "-", 1) }))
     .where("status", "=", "pending")
     .where("lease_until", "is not", null)
     .execute();
@@ -63,4 +105,15 @@ export async function releaseClaims(
       .where("status", "=", "pending")
       .execute();
   }
+}
+
+/** Ends a claimed delivery whose endpoint is gone, without an attempt (a deletion normally ended it already). */
+export async function endWithoutEndpoint(db: Kysely<Database>, delivery: WebhookDeliveriesTable, now: number) {
+  await db
+    .updateTable("webhook_deliveries")
+    .set({ status: "failed", completed_at: now, lease_until: null, last_error: "the endpoint was deleted" })
+    .where("id", "=", delivery.id)
+    .where("attempt_count", "=", delivery.attempt_count)
+    .where("status", "=", "pending")
+    .execute();
 }

@@ -1,5 +1,6 @@
-// The delivery worker: claims due deliveries, signs each afresh, POSTs it, and records the outcome. It runs on every
-// node; a recorded event on this node wakes it at once, otherwise it polls. Also purges events past retention.
+// The delivery worker: claims due deliveries, reads their endpoint's current URL and secrets as each attempt starts,
+// signs afresh, POSTs, and records the outcome. It runs on every node; a recorded event on this node wakes it at once,
+// otherwise it polls. Also purges events past retention.
 import type { Kysely, QueryResult } from "kysely";
 import type { StoreKind } from "../../store/database.ts";
 import { precompilePerCount } from "../../store/precompiled.ts";
@@ -7,10 +8,17 @@ import type { Database, WebhookDeliveriesTable } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { Events } from "../events/events.ts";
 import { AttemptLog } from "./attempt-log.ts";
-import { type ClaimDueDeliveries, claimDueDeliveries, releaseClaims, releaseLeftoverLeases } from "./claim.ts";
+import {
+  type ClaimDueDeliveries,
+  claimDueDeliveries,
+  endWithoutEndpoint,
+  releaseClaims,
+  releaseLeftoverLeases,
+} from "./claim.ts";
 import type { WebhookEndpoints } from "./endpoints.ts";
 import type { WebhookSender } from "./sender.ts";
 import { signatureHeader } from "./signature.ts";
+import { type AttemptTarget, AttemptTargets } from "./targets.ts";
 
 export interface WorkerOptions {
   pollIntervalMs: number;
@@ -36,19 +44,20 @@ const wakeWindowMs = 250;
 interface ReadyAttempt {
   delivery: WebhookDeliveriesTable;
   body: string | undefined;
-  url: string | undefined;
-  secrets: string[];
 }
 
 export class WebhookWorker {
   private readonly attemptLog: AttemptLog;
   private readonly claim: ClaimDueDeliveries;
+  private readonly targets: AttemptTargets;
   private readonly eventBodies: (ids: readonly string[]) => Promise<QueryResult<unknown>>;
   /** Claimed and looked up, waiting for a free slot: the next batch is claimed while the current one is sent. */
   private readonly ready: ReadyAttempt[] = [];
   /** Attempts not yet recorded (stop waits for them). */
   private readonly unfinished = new Set<Promise<void>>();
+  /** Slots taken: attempts under way, and those whose endpoint is being read. */
   private sending = 0;
+  private lookingUp = false;
   private running = false;
   private loopDone: Promise<void> | undefined;
   private sleeper: (() => void) | undefined;
@@ -62,6 +71,7 @@ export class WebhookWorker {
   ) {
     this.attemptLog = new AttemptLog(deps.db, deps.clock);
     this.claim = claimDueDeliveries(deps.db, deps.kind);
+    this.targets = new AttemptTargets(deps.db, deps.endpoints);
     // A batch names up to a concurrency's worth of events: the lookup is compiled once per count, not per batch.
     this.eventBodies = precompilePerCount(deps.db, (ids) =>
       deps.db.selectFrom("events").select(["id", "body"]).where("id", "in", ids),
@@ -102,60 +112,97 @@ export class WebhookWorker {
     return 2 * this.options.concurrency - this.sending - this.ready.length;
   }
 
-  /** Claims up to `limit` due deliveries, looks up what they need and starts as many as slots allow. */
+  /** Claims up to `limit` due deliveries, reads their events and starts as many as slots allow. */
   async deliverDueWebhooks(limit: number): Promise<number> {
-    const { db, clock, endpoints } = this.deps;
-    const claimed = await this.claim({ now: clock.now(), leaseMs: this.options.leaseMs, limit });
+    const claimed = await this.claim({ now: this.deps.clock.now(), leaseMs: this.options.leaseMs, limit });
     if (claimed.length === 0) return 0;
-    const eventIds = [...new Set(claimed.map((d) => d.event_id))];
-    const endpointIds = [...new Set(claimed.map((d) => d.endpoint_id))];
-    const [bodies, urls, secrets] = await Promise.all([
-      this.eventBodies(eventIds).then(({ rows }) => rows as { id: string; body: string }[]),
-      db.selectFrom("webhook_endpoints").select(["id", "url"]).where("id", "in", endpointIds).execute(),
-      endpoints.activeSecrets(endpointIds),
-    ]);
-    const bodyOf = new Map(bodies.map((row) => [row.id, row.body]));
-    const urlOf = new Map(urls.map((row) => [row.id, row.url]));
-    for (const delivery of claimed) {
-      this.ready.push({
-        delivery,
-        body: bodyOf.get(delivery.event_id),
-        url: urlOf.get(delivery.endpoint_id),
-        secrets: secrets.get(delivery.endpoint_id) ?? [],
-      });
-    }
+    const { rows } = await this.eventBodies([...new Set(claimed.map((d) => d.event_id))]);
+    const bodyOf = new Map((rows as { id: string; body: string }[]).map((row) => [row.id, row.body]));
+    for (const delivery of claimed) this.ready.push({ delivery, body: bodyOf.get(delivery.event_id) });
     this.pump();
     return claimed.length;
   }
 
+  /**
+   * Fills the free slots: one lookup of the endpoints of every attempt started together, then the attempts. One
+   * lookup at a time; slots freed meanwhile are filled by the next one.
+   */
   private pump(): void {
-    while (this.sending < this.options.concurrency && this.ready.length > 0) {
-      const next = this.ready.shift() as ReadyAttempt;
-      this.sending++;
-      const attempt = this.attempt(next, () => {
-        this.sending--;
+    const free = this.options.concurrency - this.sending;
+    if (!this.running || this.lookingUp || free <= 0 || this.ready.length === 0) return;
+    const batch = this.ready.splice(0, free);
+    this.sending += batch.length;
+    this.lookingUp = true;
+    const started = this.targets
+      .lookup([...new Set(batch.map((entry) => entry.delivery.endpoint_id))])
+      .then(
+        (targets) => {
+          // Stopped meanwhile: these were not sent, so they go back like the other unsent claims.
+          if (!this.running)
+            return this.handBack(
+              batch,
+              releaseClaims(
+                this.deps.db,
+                batch.map((e) => e.delivery),
+              ),
+            );
+          for (const entry of batch) this.track(this.attempt(entry, targets.get(entry.delivery.endpoint_id)));
+        },
+        (err: unknown) => {
+          this.deps.log.error({ err }, "reading webhook endpoints failed");
+          return this.handBack(
+            batch,
+            releaseClaims(
+              this.deps.db,
+              batch.map((e) => e.delivery),
+            ),
+          );
+        },
+      )
+      .finally(() => {
+        this.lookingUp = false;
         this.pump();
-        if (this.waitingForRoom && this.room() >= this.options.concurrency) this.sleeper?.();
       });
-      this.unfinished.add(attempt);
-      void attempt.finally(() => this.unfinished.delete(attempt));
-    }
+    this.track(started);
   }
 
-  private async attempt(ready: ReadyAttempt, sent: () => void): Promise<void> {
-    const { delivery, body, url, secrets } = ready;
+  private async handBack(batch: readonly ReadyAttempt[], released: Promise<void>): Promise<void> {
+    await released.catch((err: unknown) => this.deps.log.error({ err }, "releasing webhook claims failed"));
+    for (const _ of batch) this.slotFreed();
+  }
+
+  private track(work: Promise<void>): void {
+    this.unfinished.add(work);
+    void work.finally(() => this.unfinished.delete(work));
+  }
+
+  private slotFreed(): void {
+    this.sending--;
+    this.pump();
+    if (this.waitingForRoom && this.room() >= this.options.concurrency) this.sleeper?.();
+  }
+
+  private async attempt(ready: ReadyAttempt, target: AttemptTarget | undefined): Promise<void> {
+    const { delivery, body } = ready;
     const attemptedAt = this.deps.clock.now();
     let released = false;
     const release = () => {
-      if (!released) sent();
+      if (!released) this.slotFreed();
       released = true;
     };
     try {
-      if (body === undefined || url === undefined || secrets.length === 0) {
+      if (target === undefined) {
+        // Deleted since the claim: no attempt (the deletion ended its pending deliveries as failed).
         release();
-        const error = body === undefined ? "the event no longer exists" : "the endpoint was deleted";
+        await endWithoutEndpoint(this.deps.db, delivery, attemptedAt);
+        return;
+      }
+      const { url, secrets } = target;
+      if (body === undefined) {
+        release();
+        const error = "the event no longer exists";
         const outcome = { ok: false, statusCode: null, latencyMs: 0, error, responseBody: null };
-        await this.attemptLog.record({ delivery, url: url ?? "", attemptedAt, outcome, final: true });
+        await this.attemptLog.record({ delivery, url, attemptedAt, outcome, final: true });
         return;
       }
       const headers = {
@@ -200,7 +247,8 @@ export class WebhookWorker {
         this.deps.log.error({ err }, "claiming webhook deliveries failed");
       }
       if (!this.running) break;
-      if (claimed > 0 && claimed === room) continue; // a full batch: more may be due
+      // Claimed something: more may be due (a batch also stops at an endpoint's cap, short of the room).
+      if (claimed > 0) continue;
       const recentlyWoken = Date.now() - this.lastWakeAt < wakeWindowMs;
       await this.sleep(recentlyWoken ? 10 : pollIntervalMs);
     }
