@@ -67,7 +67,9 @@ export function errorFromResponse(
     message: envelope?.message ?? describeBareResponse(status, body),
     requestId,
     provider: envelope?.provider,
-    retryable: envelope?.retryable ?? (knownCode ? GATEWAY_ERROR_CODES[knownCode].retryable : isTransient(status)),
+    retryable:
+      isIdempotencyInProgress(envelope) ||
+      (envelope?.retryable ?? (knownCode ? GATEWAY_ERROR_CODES[knownCode].retryable : isTransient(status))),
     details: envelope?.details,
     fix: envelope?.fix,
     retryAfterSeconds,
@@ -105,6 +107,16 @@ function readEnvelope(body: unknown): Envelope | undefined {
 
 function isKnownCode(code: string): code is KnownGatewayErrorCode {
   return Object.hasOwn(GATEWAY_ERROR_CODES, code);
+}
+
+/**
+ * The 409 of a repeat that found the first request under its Idempotency-Key still running. The envelope calls every
+ * 409 not retryable, but this one asks to retry later with the same key: the repeat then gets the first answer.
+ */
+function isIdempotencyInProgress(envelope: Envelope | undefined): boolean {
+  return (
+    envelope?.code === "conflict" && isRecord(envelope.details) && envelope.details.reason === "idempotency_in_progress"
+  );
 }
 
 function isTransient(status: number): boolean {

@@ -48,7 +48,8 @@ export class GatewayError extends Error {
   readonly provider: string | undefined;
   /**
    * True when the same request, with the same `idempotencyKey`, may succeed later, with backoff (rate_limited,
-   * provider_unavailable, no response). Always false for a replayed answer: that key gets the same answer again.
+   * provider_unavailable, no response, a conflict whose key is still in progress). Always false for a replayed
+   * answer: that key gets the same answer again.
    */
   readonly retryable: boolean;
   /** On invalid_request: `[{path, message}]`, one entry per failing field. */
@@ -159,7 +160,11 @@ export class NotFoundError extends GatewayError {
   }
 }
 
-/** 409: conflicts with the resource's current state; re-read it and build a new request. */
+/**
+ * 409: conflicts with the resource's current state, or an Idempotency-Key reused for another request: re-read the
+ * resource before building a new request. Except `details.reason` `idempotency_in_progress` (then `retryable`): the
+ * first request under the key still runs, and the same key gets its answer later.
+ */
 export class ConflictError extends GatewayError {
   override readonly name: string = "ConflictError";
   constructor(init: GatewayErrorSubclassInit) {

@@ -81,6 +81,15 @@ describe("errorFromResponse", () => {
     expect(errorFromResponse(404, body).requestId).toBe("req_camel");
   });
 
+  it("a 409 idempotency_in_progress is retryable (with the same key); every other 409 is not", () => {
+    const conflict = (reason?: string) =>
+      envelope("conflict", { retryable: false, ...(reason !== undefined && { details: { reason } }) });
+    expect(errorFromResponse(409, conflict("idempotency_in_progress"))).toMatchObject({ retryable: true });
+    expect(errorFromResponse(409, conflict("idempotency_key_reused"))).toMatchObject({ retryable: false });
+    expect(errorFromResponse(409, conflict("illegal_transition"))).toMatchObject({ retryable: false });
+    expect(errorFromResponse(409, conflict())).toMatchObject({ retryable: false });
+  });
+
   it("marks a replayed answer (Idempotent-Replayed: true) as such and never retryable, with the request's key", () => {
     const body = envelope("provider_unavailable", { retryable: true, provider: "shopping" });
     const replayed = errorFromResponse(502, body, { "Idempotent-Replayed": "true" }, { idempotencyKey: "order-1" });

@@ -1,6 +1,7 @@
 // The client's retries against a real gateway: an answer lost after the operation ran is retried with the same
-// Idempotency-Key and replayed (the operation ran once), 429 waits exactly Retry-After, 400 and 409 are never
-// retried, the cap holds, and an AbortSignal stops both the wait and the request in flight.
+// Idempotency-Key and replayed (the operation ran once), 429 waits exactly Retry-After, 400 and a reused key's 409
+// are never retried, the cap holds, and an AbortSignal stops both the wait and the request in flight. The 409 of a
+// key still in progress is in slow-or-unreached-provider.test.ts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startTestGateway, type TestGateway } from "../../gateway/test/harness.ts";
 import {

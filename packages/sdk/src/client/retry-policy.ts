@@ -1,6 +1,7 @@
 // When a failed attempt is tried again, and after how long: GET and DELETE
 // always; POST only with an Idempotency-Key or when read-only; only failures flagged retryable (network errors and
-// timeouts, 429, 502); exponential backoff with full jitter, or the server's Retry-After when it sent one.
+// timeouts, 429, 502 unless replayed, the 409 of a key still in progress); exponential backoff with full jitter, or
+// the server's Retry-After when it sent one.
 import type { GatewayError } from "../errors.ts";
 
 export type HttpMethod = "GET" | "POST" | "DELETE";
