@@ -96,7 +96,7 @@ export function ConnectionsPage() {
         {first.data && rows.length === 0 && (
           <EmptyState title={filtered ? "No connection matches" : "No connections yet"}>
             {filtered
-              ? "Search is by exact external ref. Clear the fields and search again to see them all."
+              ? "Search finds the external refs that start with what you typed (case-sensitive). Clear the fields and search again to see them all."
               : "Start a connect session above and open its link to connect a provider account."}
           </EmptyState>
         )}

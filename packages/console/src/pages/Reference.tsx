@@ -6,9 +6,9 @@ import { api, type DelegationToken } from "../api.ts";
 import { useCatalogue } from "../catalogue.ts";
 import { CopyButton } from "../components/copy.tsx";
 import { ErrorNotice, Loading } from "../components/feedback.tsx";
-import { asApiError, useAction, useResource } from "../hooks.ts";
-import type { Connection } from "../resources.ts";
+import { asApiError, useAction } from "../hooks.ts";
 import { browserSpec, loadSwaggerUi, mountSwaggerUi, type Spec } from "../swagger.ts";
+import { ConnectionPicker } from "./ConnectionPicker.tsx";
 
 const renewBeforeMs = 30_000;
 let spec: Promise<Spec> | undefined;
@@ -26,11 +26,6 @@ export function ReferencePage() {
   const [renderError, setRenderError] = useState<Error | undefined>();
   const [ready, setReady] = useState(false);
 
-  const connections = useResource(
-    async () =>
-      (await api.operation<{ connections: Connection[] }>("list_connections", { limit: 100 })).data.connections,
-    [],
-  );
   const mint = useAction(async () => {
     const { connection: chosen, provider: only } = choice.current;
     const minted = (await api.mintToken({ ...(only && { scopes: [only] }), connection: chosen || null })).data;
@@ -88,18 +83,7 @@ export function ReferencePage() {
       <section class="card try-controls" aria-labelledby="try-title">
         <h2 id="try-title">Try-it-out credentials</h2>
         <div class="grid-2">
-          <div class="field">
-            <label for="try-connection">Connection for credentials operations</label>
-            <select id="try-connection" value={connection} onChange={(e) => setConnection(e.currentTarget.value)}>
-              <option value="">None (mode none operations only)</option>
-              {(connections.data ?? []).map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.provider_id} · {c.external_ref}
-                </option>
-              ))}
-            </select>
-            <p class="hint">Its id stays on the server: the token carries it.</p>
-          </div>
+          <ConnectionPicker value={connection} onChange={setConnection} />
           <div class="field">
             <label for="try-scopes">Token scopes</label>
             <select id="try-scopes" value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
@@ -112,7 +96,7 @@ export function ReferencePage() {
             </select>
           </div>
         </div>
-        <ErrorNotice error={mint.error ?? connections.error} onDismiss={mint.clearError} />
+        <ErrorNotice error={mint.error} onDismiss={mint.clearError} />
         {token && (
           <p class="token-line" aria-live="polite">
             Token <code>{token.token.slice(0, 10)}…</code> valid until {timeOfDay.format(new Date(token.expires_at))} ·

@@ -131,6 +131,7 @@ describe("the console in a browser", () => {
     await search.getByLabel("External ref starts with").fill("nobody");
     await search.getByRole("button", { name: "Search" }).click();
     await page.getByText("No connection matches").waitFor();
+    await page.getByText(/external refs that start with what you typed/).waitFor();
     await search.getByLabel("External ref starts with").fill("user_88");
     await search.getByRole("button", { name: "Search" }).click();
     await row.waitFor();
@@ -182,6 +183,39 @@ describe("the console in a browser", () => {
     expect((await cartStatus.textContent())?.trim()).toBe("200");
     expect(await page.content()).not.toMatch(/conn_[0-9A-Za-z]{22}/);
   }, 120_000);
+
+  it("finds any connection for try-it-out, past the newest 100", async () => {
+    const { connections } = t.gateway.core;
+    const tokens = { accessToken: "unused", refreshToken: undefined, expiresAt: null, scopes: ["cart"] };
+    for (let i = 0; i <= 100; i++) {
+      const externalRef = `bulk_${String(i).padStart(3, "0")}`;
+      await t.gateway.core.store.db
+        .transaction()
+        .execute((trx) =>
+          connections!.create(trx, { accountId: "default", providerId: "shopping", externalRef, tokens }),
+        );
+    }
+    await nav("Connections");
+    await nav("API reference");
+    const picker = page.getByLabel("Connection for credentials operations");
+    const oldest = picker.locator("option", { hasText: "user_8842" });
+    await page.getByText(/^100 listed, more to load/).waitFor();
+    expect(await oldest.count()).toBe(0);
+    await page.getByRole("button", { name: "Load more" }).click();
+    await page.getByText(/^102 listed\./).waitFor();
+    expect(await oldest.count()).toBe(1);
+    const find = page.getByRole("search", { name: "Find a connection" });
+    await find.getByLabel("External ref starts with").fill("bulk_00");
+    await find.getByRole("button", { name: "Find" }).click();
+    await page.getByText(/^10 starting with “bulk_00”/).waitFor();
+    await picker.selectOption({ label: "shopping · bulk_000" });
+    await find.getByLabel("External ref starts with").fill("user_");
+    await find.getByRole("button", { name: "Find" }).click();
+    await page.getByText(/^1 starting with “user_”/).waitFor();
+    // The chosen connection stays listed, and chosen, after another search.
+    expect(await picker.locator("option:checked").textContent()).toBe("shopping · bulk_000");
+    expect(await page.content()).not.toMatch(/conn_[0-9A-Za-z]{22}/);
+  });
 
   it("charts the usage", async () => {
     await nav("Usage");
