@@ -488,7 +488,7 @@ export interface PlatformOperations {
   /**
    * Rotate the webhook signing secret
    *
-   * Issues a new secret, answered once. During `grace_seconds` (default 0, at most 7 days) the previous secret keeps signing too: each delivery then carries one v2 signature per secret.
+   * Issues a new secret, answered once. During `grace_seconds` (default 0, at most 7 days) the previous secret keeps signing too: each delivery then carries one v2 signature per secret. At most two secrets sign: a secret still in an earlier rotation's grace stops now.
    *
    * `platform:rotate_webhook_secret` · API key only · changes state, sent with an Idempotency-Key.
    */
