@@ -1,8 +1,10 @@
 // The one place where errors become responses: every non-2xx answer is the gateway's error envelope, including those
 // Fastify's router and Node's HTTP parser would otherwise answer in their own formats.
+
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
+import { failurePage, sendPage } from "./connect/pages.ts";
 
 export interface ErrorEnvelope {
   error: {
@@ -91,6 +93,12 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
 /** Fastify's `frameworkErrors`: what its router refuses before any route or hook (a malformed or over-long path). */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header("x-request-id", request.id);
+  // Connect links are opened by people in browsers: a mistyped one answers the connect pages' HTML, not the envelope.
+  if (error.code === "FST_ERR_BAD_URL" && /^\/connect(\/|$)/.test(request.url)) {
+    const { status, html } = failurePage("unknown_link", "the provider");
+    sendPage(reply, status, html);
+    return;
+  }
   switch (error.code) {
     case "FST_ERR_BAD_URL":
       sendError(reply, invalidRequest("The request path is not valid: it has a malformed percent-encoding"));

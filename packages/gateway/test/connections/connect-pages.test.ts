@@ -1,5 +1,6 @@
 // Every answer under /connect/ is an HTML page with the connect pages' headers, never the API's JSON envelope: a link
-// with a trailing slash or an over-long segment, /connect itself, another method, a form body posted to the link.
+// with a trailing slash, an over-long segment or a malformed percent-encoding, /connect itself, another method, a form
+// body posted to the link.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textOf } from "../../src/cli/form-browser.ts";
 import { createSession, type ShoppingSetup, startShopping } from "./setup.ts";
@@ -29,6 +30,7 @@ describe("odd requests under /connect/", () => {
       "/connect",
       "/connect/callback/",
       "/connect/cst_x/more",
+      "/connect/%ZZ",
     ]) {
       await expectPage(await fetch(`${s.t.url}${path}`), 404, "This connect link is not valid");
     }
