@@ -528,7 +528,7 @@ export interface PlatformOperations {
   /**
    * Redeliver an event
    *
-   * Delivers the event again to the current endpoint, with the same id (receivers dedupe on it) and a new 24-hour retry window. 409 when the account has no endpoint.
+   * Delivers the event again to the current endpoint, with the same id (receivers dedupe on it) and a new 24-hour retry window. 409 (`details.reason` `no_webhook_endpoint`) when the account has no endpoint.
    *
    * `platform:redeliver_event` · API key only · changes state, sent with an Idempotency-Key.
    */

@@ -65,7 +65,7 @@ export const redeliverEvent = defineOperation({
   summary: "Redeliver an event",
   description:
     "Delivers the event again to the current endpoint, with the same id (receivers dedupe on it) and a new 24-hour " +
-    "retry window. 409 when the account has no endpoint.",
+    "retry window. 409 (`details.reason` `no_webhook_endpoint`) when the account has no endpoint.",
   auth: "none",
   input: StrictObject({ event_id: EventId }),
   output: Type.Object({ delivery: Delivery }, { additionalProperties: false }),
