@@ -14,5 +14,8 @@ export async function docsRoutes(app: FastifyInstance, options: { document: obje
     routePrefix: "/docs",
     uiConfig: { docExpansion: "list", deepLinking: true, tryItOutEnabled: true, persistAuthorization: false },
     staticCSP: true,
+    // The package's policy asks browsers to fetch the page's scripts over https: a gateway reached over plain http
+    // at any name but a loopback one (a container's http://host:8080/docs) showed a blank page.
+    transformStaticCSP: (policy: string) => policy.replace(/\s*upgrade-insecure-requests;?/, ""),
   });
 }

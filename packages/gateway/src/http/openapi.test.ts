@@ -119,5 +119,9 @@ describe("GET /docs", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/html");
     expect(await response.text()).toContain("swagger-ui");
+    // Served over plain http too: the policy must not send browsers to https for the page's own scripts.
+    const policy = response.headers.get("content-security-policy") ?? "";
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).not.toContain("upgrade-insecure-requests");
   });
 });
