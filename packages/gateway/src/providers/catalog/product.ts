@@ -109,9 +109,9 @@ export const recommendProducts = defineOperation({
   }),
   output: Output,
   example: {
-    input: { product_id: "cat-prd-0001", limit: 1 },
+    input: { product_id: "cat-prd-0025", limit: 1 },
     output: {
-      based_on: { product_id: "cat-prd-0001", category_id: null },
+      based_on: { product_id: "cat-prd-0025", category_id: null },
       recommendations: [{ rank: 1, reason: "この商品を見た人はこちらもチェックしています", product: exampleProduct }],
     },
   },

@@ -38,7 +38,7 @@ export const searchStores = defineOperation({
   output: Type.Ref(JsonValue),
   example: {
     input: { near: { lat: 35.658, lng: 139.7016, radius_km: 2 }, limit: 1 },
-    output: { total: 3, stores: [{ ...exampleStore, distance_km: 0.31 }] },
+    output: { total: 3, stores: [{ ...exampleStore, distance_km: 0.33 }] },
   },
   async handle(input, ctx) {
     const page = pageFromCursor(input.cursor);
