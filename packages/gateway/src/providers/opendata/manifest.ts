@@ -1,25 +1,35 @@
 // opendata: Japanese public data (postal codes, national holidays) from a zipcloud-style upstream.
 import { Type } from "@sinclair/typebox";
+import { GatewayError } from "../../core/errors.ts";
 import { StrictObject } from "../schemas.ts";
 import { defineOperation, defineProvider } from "../types.ts";
 
+// A zipcloud-style API answers 200 with `results: null` for a postal code it does not know.
 interface UpstreamPostal {
-  results: {
-    zipcode: string;
-    prefcode: string;
-    address1: string;
-    address2: string;
-    address3: string;
-    kana1: string;
-    kana2: string;
-    kana3: string;
-  }[];
+  results:
+    | null
+    | {
+        zipcode: string;
+        prefcode: string;
+        address1: string;
+        address2: string;
+        address3: string;
+        kana1: string;
+        kana2: string;
+        kana3: string;
+      }[];
 }
 
 interface UpstreamHolidays {
   year: number;
   results: { date: string; dayOfWeekEn: string; name: string; nameEn: string; type: string }[];
 }
+
+/** An answer the provider's API does not give: the provider failed, not the gateway (502, never a 500). */
+const unexpectedAnswer = () =>
+  new GatewayError("provider_unavailable", "The opendata provider answered in an unexpected shape", {
+    provider: "opendata",
+  });
 
 const Address = Type.Object(
   {
@@ -67,6 +77,12 @@ const lookupPostalCode = defineOperation({
   async handle(input, ctx) {
     const postalCode = input.postal_code.replace("-", "");
     const body = await ctx.upstream.request<UpstreamPostal>({ path: "/api/search", query: { zipcode: postalCode } });
+    if (body.results === null || (Array.isArray(body.results) && body.results.length === 0)) {
+      throw new GatewayError("not_found", `The opendata provider has no address for postal code ${postalCode}`, {
+        provider: "opendata",
+      });
+    }
+    if (!Array.isArray(body.results)) throw unexpectedAnswer();
     return {
       data: {
         postal_code: postalCode,
@@ -118,6 +134,7 @@ const listHolidays = defineOperation({
   },
   async handle(input, ctx) {
     const body = await ctx.upstream.request<UpstreamHolidays>({ path: "/api/holidays", query: { year: input.year } });
+    if (!Array.isArray(body.results)) throw unexpectedAnswer();
     return {
       data: {
         year: body.year,

@@ -1,4 +1,6 @@
-// opendata over real HTTP: postal codes and holidays, and their bad inputs.
+// opendata over real HTTP: postal codes and holidays, and their bad inputs; an upstream of zipcloud's own habits.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
 
@@ -62,5 +64,41 @@ describe("opendata", () => {
       expect(status).toBe(400);
       expect(body.error.details[0].path).toBe("/year");
     }
+  });
+});
+
+describe("opendata against an upstream answering 200 with other shapes", () => {
+  let upstream: http.Server;
+  let other: TestGateway;
+  beforeAll(async () => {
+    // zipcloud answers an unknown postal code with 200 and `results: null`; the holidays answer here lacks its list.
+    upstream = http.createServer((request, response) => {
+      const body = request.url?.startsWith("/api/search") ? { status: 200, message: null, results: null } : {};
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    const { port } = upstream.address() as AddressInfo;
+    other = await startTestGateway({ env: { GATEWAY_UPSTREAM_OPENDATA_URL: `http://127.0.0.1:${port}` } });
+  });
+  afterAll(async () => {
+    await other?.close();
+    upstream?.close();
+  });
+
+  it("answers `results: null` with 404 not_found, and a list missing from the answer with 502", async () => {
+    const unknown = await other.call("opendata", "lookup_postal_code", { postal_code: "9999999" });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as any).error).toMatchObject({
+      code: "not_found",
+      provider: "opendata",
+      message: "The opendata provider has no address for postal code 9999999",
+    });
+    const holidays = await other.call("opendata", "list_holidays", { year: 2026 });
+    expect(holidays.status).toBe(502);
+    expect(((await holidays.json()) as any).error).toMatchObject({
+      code: "provider_unavailable",
+      provider: "opendata",
+      retryable: true,
+    });
   });
 });
