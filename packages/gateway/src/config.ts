@@ -1,5 +1,7 @@
 // Configuration from environment variables: the one place that reads process.env (docs/configuration.md lists them).
+import net from "node:net";
 import path from "node:path";
+import { apiKeyBounds } from "./core/api-keys.ts";
 
 export interface GatewayConfig {
   env: "development" | "production" | "test";
@@ -52,15 +54,106 @@ export interface GatewayConfig {
 
 type Env = Record<string, string | undefined>;
 
-function integer(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return value;
+/** The longest timer Node honours (2^31 − 1 ms, about 24.8 days): a longer one fires after 1 ms, over and over. */
+export const maxTimerMs = 2_147_483_647;
+
+interface Bounds {
+  min?: number;
+  max?: number;
+  /** What the value is, for the error; by default said from the bounds. */
+  what?: string;
 }
 
-const flag = (env: Env, name: string) => ["1", "true", "yes"].includes((env[name] ?? "").toLowerCase());
+/** A value of decimal digits within bounds; `name` is the variable or flag the error names. */
+export function parseInteger(name: string, raw: string, { min = 0, max = Number.MAX_SAFE_INTEGER, what }: Bounds) {
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (value >= min && value <= max) return value;
+  const said =
+    what ??
+    (max < Number.MAX_SAFE_INTEGER
+      ? `an integer from ${min} to ${max}`
+      : min === 0
+        ? "a non-negative integer"
+        : "a positive integer");
+  throw new Error(`${name} must be ${said}, got "${raw}"`);
+}
+
+function integer(env: Env, name: string, fallback: number, bounds: Bounds = {}): number {
+  const raw = env[name];
+  return raw === undefined || raw === "" ? fallback : parseInteger(name, raw, bounds);
+}
+
+/** A timer's duration: 0 only where it means something (min 0), never past what Node can wait. */
+const milliseconds = (env: Env, name: string, fallback: number, min = 1) =>
+  integer(env, name, fallback, { min, max: maxTimerMs, what: `a number of milliseconds from ${min} to ${maxTimerMs}` });
+
+export const parsePort = (name: string, raw: string) =>
+  parseInteger(name, raw, { max: 65_535, what: "a port number (0 to 65535)" });
+
+function flag(env: Env, name: string): boolean {
+  const value = (env[name] ?? "").toLowerCase();
+  if (["1", "true", "yes"].includes(value)) return true;
+  if (["", "0", "false", "no"].includes(value)) return false;
+  throw new Error(`${name} is a switch: on with 1, true or yes, off with 0, false, no or empty; got "${env[name]}"`);
+}
+
+function environment(env: Env): GatewayConfig["env"] {
+  const name = env.GATEWAY_ENV ? "GATEWAY_ENV" : "NODE_ENV";
+  const value = env[name] || "development";
+  if (value === "development" || value === "production" || value === "test") return value;
+  const hint = name === "NODE_ENV" ? " (or set GATEWAY_ENV, which comes first)" : "";
+  throw new Error(`${name} must be development, production or test${hint}, got "${value}"`);
+}
+
+const hostName = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*\.?$/;
+
+/** An interface to bind: an IP address or a host name (all digits and dots is an address, and must be a valid one). */
+export function parseHost(name: string, raw: string): string {
+  if (net.isIP(raw) !== 0 || (hostName.test(raw) && !/^[\d.]+$/.test(raw))) return raw;
+  throw new Error(`${name} must be an IP address or a host name to listen on, got "${raw}"`);
+}
+
+function parseUrl(raw: string): URL | undefined {
+  try {
+    return new URL(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** An absolute http(s) URL, without query or fragment (paths are appended to it); no trailing slash. */
+function httpUrl(name: string, raw: string): string {
+  const url = parseUrl(raw);
+  if (!/^https?:\/\//i.test(raw) || !url?.hostname || url.search || url.hash) {
+    throw new Error(`${name} must be an absolute http:// or https:// URL without query or fragment, got "${raw}"`);
+  }
+  return raw.replace(/\/$/, "");
+}
+
+function redisUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  // The value is not repeated: it may hold a password.
+  if (!/^rediss?:\/\/./i.test(raw) || !parseUrl(raw)) {
+    throw new Error("GATEWAY_REDIS_URL must be a redis:// or rediss:// URL (leave it unset for limits per node)");
+  }
+  return raw;
+}
+
+const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+function logLevel(raw: string | undefined): string {
+  if (!raw) return "info";
+  if (logLevels.includes(raw)) return raw;
+  throw new Error(`GATEWAY_LOG_LEVEL must be one of ${logLevels.join(", ")}, got "${raw}"`);
+}
+
+/** One GATEWAY_TRUST_PROXY entry: an IPv4 or IPv6 address, with or without a /prefix length. */
+function isAddressOrRange(part: string): boolean {
+  const [address = "", prefix, extra] = part.split("/");
+  const family = net.isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
 
 /** "true" (every proxy), a hop count, or comma-separated addresses and CIDR ranges; unset or empty: none. */
 function trustProxy(value: string | undefined): GatewayConfig["trustProxy"] {
@@ -68,19 +161,25 @@ function trustProxy(value: string | undefined): GatewayConfig["trustProxy"] {
   if (text === "" || text === "false" || text === "0") return false;
   if (text === "true") return true;
   if (/^\d+$/.test(text)) return Number(text);
-  return text
+  const parts = text
     .split(",")
     .map((part) => part.trim())
     .filter(Boolean);
+  const wrong = parts.find((part) => !isAddressOrRange(part));
+  if (wrong !== undefined) {
+    throw new Error(
+      `GATEWAY_TRUST_PROXY must be true, a hop count, or comma-separated IP addresses and CIDR ranges; "${wrong}" is none of these`,
+    );
+  }
+  return parts;
 }
 
 export function loadConfig(env: Env = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  const port = integer(env, "PORT", 8080);
-  if (port > 65_535) throw new Error(`PORT must be a port number (0 to 65535), got "${env.PORT}"`);
+  const port = env.PORT ? parsePort("PORT", env.PORT) : 8080;
   const upstreamUrls: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     const match = /^GATEWAY_UPSTREAM_([A-Z0-9_]+)_URL$/.exec(name);
-    if (match?.[1] && value) upstreamUrls[match[1].toLowerCase()] = value.replace(/\/$/, "");
+    if (match?.[1] && value) upstreamUrls[match[1].toLowerCase()] = httpUrl(name, value);
   }
   const hookSecrets: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
@@ -95,41 +194,43 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     const id = match[1].toLowerCase();
     oauthClients[id] = { ...oauthClients[id], [oauthFields[match[2] as keyof typeof oauthFields]]: value };
   }
-  const nodeEnv = env.GATEWAY_ENV ?? env.NODE_ENV;
   const databaseUrl = env.GATEWAY_DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error("GATEWAY_DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite store)");
   }
   return {
-    env: nodeEnv === "production" ? "production" : nodeEnv === "test" ? "test" : "development",
-    host: env.HOST ?? "127.0.0.1",
+    env: environment(env),
+    host: env.HOST ? parseHost("HOST", env.HOST) : "127.0.0.1",
     port,
-    publicUrl: (env.GATEWAY_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/$/, ""),
+    publicUrl: env.GATEWAY_PUBLIC_URL
+      ? httpUrl("GATEWAY_PUBLIC_URL", env.GATEWAY_PUBLIC_URL)
+      : `http://localhost:${port}`,
     trustProxy: trustProxy(env.GATEWAY_TRUST_PROXY),
     dataDir: path.resolve(env.GATEWAY_DATA_DIR ?? "./data"),
     databaseUrl,
-    redisUrl: env.GATEWAY_REDIS_URL || undefined,
+    redisUrl: redisUrl(env.GATEWAY_REDIS_URL),
     masterKey: env.GATEWAY_MASTER_KEY || undefined,
-    logLevel: env.GATEWAY_LOG_LEVEL ?? "info",
+    logLevel: logLevel(env.GATEWAY_LOG_LEVEL),
     logBufferBytes: integer(env, "GATEWAY_LOG_BUFFER_BYTES", 16 * 1024 * 1024),
     upstreamUrls,
-    upstreamTimeoutMs: integer(env, "GATEWAY_UPSTREAM_TIMEOUT_MS", 10_000),
-    keyCacheTtlMs: integer(env, "GATEWAY_KEY_CACHE_TTL_MS", 2_000),
+    upstreamTimeoutMs: milliseconds(env, "GATEWAY_UPSTREAM_TIMEOUT_MS", 10_000),
+    keyCacheTtlMs: milliseconds(env, "GATEWAY_KEY_CACHE_TTL_MS", 2_000, 0),
     webhookAllowPrivate: flag(env, "GATEWAY_WEBHOOK_ALLOW_PRIVATE"),
-    webhookTimeoutMs: integer(env, "GATEWAY_WEBHOOK_TIMEOUT_MS", 10_000),
-    webhookPollIntervalMs: integer(env, "GATEWAY_WEBHOOK_POLL_INTERVAL_MS", 1_000),
-    webhookLeaseMs: integer(env, "GATEWAY_WEBHOOK_LEASE_MS", 60_000),
-    webhookConcurrency: Math.max(1, integer(env, "GATEWAY_WEBHOOK_CONCURRENCY", 64)),
+    webhookTimeoutMs: milliseconds(env, "GATEWAY_WEBHOOK_TIMEOUT_MS", 10_000),
+    webhookPollIntervalMs: milliseconds(env, "GATEWAY_WEBHOOK_POLL_INTERVAL_MS", 1_000),
+    webhookLeaseMs: milliseconds(env, "GATEWAY_WEBHOOK_LEASE_MS", 60_000),
+    webhookConcurrency: integer(env, "GATEWAY_WEBHOOK_CONCURRENCY", 64, { min: 1 }),
     webhookWorker: !flag(env, "GATEWAY_NO_WEBHOOK_WORKER"),
     hookSecrets,
     startSandboxes: !flag(env, "GATEWAY_NO_SANDBOXES"),
     oauthClients,
     redisKeyPrefix: env.GATEWAY_REDIS_KEY_PREFIX ?? "gateway:",
-    redisCommandTimeoutMs: Math.max(1, integer(env, "GATEWAY_REDIS_COMMAND_TIMEOUT_MS", 200)),
+    redisCommandTimeoutMs: milliseconds(env, "GATEWAY_REDIS_COMMAND_TIMEOUT_MS", 200),
     rateLimitsEnabled: !flag(env, "GATEWAY_NO_RATE_LIMITS"),
-    rateLimitPerMinute: Math.max(1, integer(env, "GATEWAY_RATE_LIMIT_PER_MINUTE", 600)),
-    rateLimitBurst: Math.max(1, integer(env, "GATEWAY_RATE_LIMIT_BURST", 60)),
-    idempotencyWaitMs: integer(env, "GATEWAY_IDEMPOTENCY_WAIT_MS", 10_000),
+    // The bounds of a key's own limit: the RateLimit headers carry these numbers.
+    rateLimitPerMinute: integer(env, "GATEWAY_RATE_LIMIT_PER_MINUTE", 600, { min: 1, max: apiKeyBounds.rateLimitMax }),
+    rateLimitBurst: integer(env, "GATEWAY_RATE_LIMIT_BURST", 60, { min: 1, max: apiKeyBounds.rateLimitMax }),
+    idempotencyWaitMs: milliseconds(env, "GATEWAY_IDEMPOTENCY_WAIT_MS", 10_000, 0),
     ...overrides,
   };
 }

@@ -1,10 +1,11 @@
 // gateway serve: runs the gateway until SIGTERM or SIGINT, then stops accepting, finishes in-flight requests and
 // closes its pools. On the first start of an empty store it creates the account "default" and one key, printed on a
 // terminal, or else written to a file in the data directory that only its owner can read (never into the log).
+import { lookup } from "node:dns/promises";
 import fs from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
-import { loadConfig } from "../config.ts";
+import { loadConfig, parseHost, parsePort } from "../config.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
 import { nonBlockingStandardOutput, turnBatchedDestination } from "./log-destination.ts";
 import { applyServingV8Settings } from "./v8-settings.ts";
@@ -16,12 +17,15 @@ export function serveCommand(): Command {
     .option("--host <host>", "interface to bind (default: HOST or 127.0.0.1)")
     .action(async (options: { port?: string; host?: string }) => {
       applyServingV8Settings();
+      if (options.port) parsePort("--port", options.port);
+      if (options.host) parseHost("--host", options.host);
       const env = {
         ...process.env,
         ...(options.port && { PORT: options.port }),
         ...(options.host && { HOST: options.host }),
       };
       const config = loadConfig(env);
+      await resolvable(config.host, options.host ? "--host" : "HOST");
       // One write of the turn's log lines at the end of each turn of the event loop; shutdown flushes them. A reader
       // that stops reading costs log lines (counted in /metrics, and said once it reads again), never requests.
       let gateway: Gateway | undefined;
@@ -71,6 +75,16 @@ export function serveCommand(): Command {
       process.once("SIGTERM", () => stop("SIGTERM"));
       process.once("SIGINT", () => stop("SIGINT"));
     });
+}
+
+/** A host name that names no address fails here, before the first start of a store creates anything. */
+async function resolvable(host: string, name: string): Promise<void> {
+  try {
+    await lookup(host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new Error(`${name} "${host}" does not resolve to an address to listen on (${code})`);
+  }
 }
 
 async function bootstrap(gateway: Gateway, dataDir: string): Promise<void> {

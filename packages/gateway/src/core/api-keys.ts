@@ -40,6 +40,12 @@ export interface CreateKeyInput {
   rateLimit?: { perMinute: number; burst: number } | null | undefined;
 }
 
+/**
+ * What a key may be made with, the same through the API (create_api_key's schema) and `gateway keys create`: a longer
+ * name or more scopes is a mistake, and a larger rate limit does not fit the RateLimit headers' integers or the store's.
+ */
+export const apiKeyBounds = { nameMaxLength: 100, scopesMaxItems: 100, rateLimitMax: 1_000_000 } as const;
+
 const keyPattern = /^gwk_[0-9A-Za-z]{32}$/;
 // crypto.hash: the one-shot digest, without a Hash object per call (a key is hashed on every request).
 const hashKey = (key: string) => hash("sha256", key, "hex");

@@ -1,6 +1,6 @@
 // Platform operations on the calling account's API keys.
 import { Type } from "@sinclair/typebox";
-import { expiryRule } from "../../core/api-keys.ts";
+import { apiKeyBounds, expiryRule } from "../../core/api-keys.ts";
 import { type BrokenRule, GatewayError } from "../../core/errors.ts";
 import { scopesWithin, unknownScopeTargets } from "../../core/scopes.ts";
 import { Nullable, StrictObject } from "../schemas.ts";
@@ -42,19 +42,19 @@ export const createApiKey = defineOperation({
     "Creates a key for the calling account, with scopes that the calling key's own scopes cover. The key itself is in the answer once and never again.",
   auth: "none",
   input: StrictObject({
-    name: Type.Optional(Type.String({ maxLength: 100 })),
+    name: Type.Optional(Type.String({ maxLength: apiKeyBounds.nameMaxLength })),
     scopes: Type.Array(
       Type.String({
         pattern: "^(\\*|[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?)$",
         description: '"*", "<provider_id>" or "<provider_id>:<operation_id>"',
       }),
-      { minItems: 1, maxItems: 100 },
+      { minItems: 1, maxItems: apiKeyBounds.scopesMaxItems },
     ),
     expires_at: Type.Optional(Type.String({ format: "date-time" })),
     rate_limit: Type.Optional(
       StrictObject({
-        per_minute: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
-        burst: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+        per_minute: Type.Integer({ minimum: 1, maximum: apiKeyBounds.rateLimitMax }),
+        burst: Type.Integer({ minimum: 1, maximum: apiKeyBounds.rateLimitMax }),
       }),
     ),
   }),
