@@ -2,7 +2,7 @@
 // --hooks-url, the providers that push state changes (a venue confirming a reservation, a courier's progress) push
 // them to <url>/hooks/<provider_id>, signed with GATEWAY_HOOK_SECRET_<ID> — the gateway nodes need the same secret.
 import { Command } from "commander";
-import { loadConfig } from "../config.ts";
+import { loadConfig, parseHost, parsePort } from "../config.ts";
 import { Registry } from "../providers/registry.ts";
 import { hookSecretsFor } from "../upstreams.ts";
 
@@ -24,19 +24,34 @@ export function sandboxCommand(): Command {
     )
     .option("--json", "print the upstream URLs as JSON")
     .action(async (options: SandboxCommandOptions) => {
-      const sandbox = await import("@provider-gateway/sandbox");
-      const base = Number(options.portBase);
       const providers = new Registry().providers.filter((p) => p.sandbox);
+      parseHost("--host", options.host);
+      const base = parsePort("--port-base", options.portBase);
+      const last = base + providers.length - 1;
+      if (base !== 0 && last > 65_535) {
+        throw new Error(
+          `--port-base ${base} is too high: the ${providers.length} sandboxes take ports ${base} to ${last}, past 65535`,
+        );
+      }
       const hooks = hookSettings(providers, options);
+      const sandbox = await import("@provider-gateway/sandbox");
       const urls: Record<string, string> = {};
+      const running: { close(): Promise<void> }[] = [];
       for (const [index, provider] of providers.entries()) {
         const providerHooks = hooks.of(provider.id);
-        const started = await sandbox.startSandbox(provider.sandbox as never, {
-          host: options.host,
-          port: base === 0 ? 0 : base + index,
-          ...(providerHooks && { hooks: providerHooks }),
-        });
-        urls[provider.id] = started.url;
+        try {
+          const started = await sandbox.startSandbox(provider.sandbox as never, {
+            host: options.host,
+            port: base === 0 ? 0 : base + index,
+            ...(providerHooks && { hooks: providerHooks }),
+          });
+          running.push(started);
+          urls[provider.id] = started.url;
+        } catch (error) {
+          // Some sandboxes up and others not is no sandbox to point a gateway at: stop those started, and fail.
+          await Promise.allSettled(running.map((started) => started.close()));
+          throw new Error(`the ${provider.id} sandbox could not start: ${(error as Error).message}`);
+        }
       }
       if (options.json) {
         process.stdout.write(`${JSON.stringify(urls)}\n`);

@@ -1,0 +1,88 @@
+// `gateway sandbox` as a separate process when a sandbox cannot listen: it stops the sandboxes it started, says which
+// one failed and why on standard error, and exits with 1 (rather than run on with some providers up). A --port-base
+// that is not a port, or too high for every sandbox to get one, is refused before anything starts.
+import { spawn } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { testStore } from "./harness.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+
+function sandbox(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", "sandbox", ...args], {
+    cwd: root,
+    env: { ...process.env, GATEWAY_DATABASE_URL: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  // A process that runs on is the failure this guards against: stop it rather than wait for the test's timeout.
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  return new Promise((resolve) =>
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+const listen = (server: net.Server, port: number) =>
+  new Promise<boolean>((resolve) => {
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => resolve(true));
+  });
+const close = (server: net.Server) => new Promise((resolve) => server.close(resolve));
+
+/** A port that is free, and a server holding the next one (the second sandbox's). */
+async function secondPortTaken(): Promise<{ base: number; taken: net.Server }> {
+  for (let base = 19_820; base < 19_899; base++) {
+    const probe = net.createServer();
+    if (!(await listen(probe, base))) continue;
+    await close(probe);
+    const taken = net.createServer();
+    if (await listen(taken, base + 1)) return { base, taken };
+  }
+  throw new Error("no two free ports in 19820-19899");
+}
+
+// Once, on SQLite: the sandboxes use no store, and two runs at once would contend for the same ports.
+describe.skipIf(testStore() !== "sqlite")("gateway sandbox that cannot start", { timeout: 60_000 }, () => {
+  it("exits with 1, naming the sandbox whose port is taken, and stops those it started", async () => {
+    const { base, taken } = await secondPortTaken();
+    try {
+      const { code, stdout, stderr } = await sandbox(["--port-base", String(base)]);
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr).toMatch(
+        new RegExp(
+          `^gateway: the [a-z]+ sandbox could not start: listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${base + 1}\\n$`,
+        ),
+      );
+      // The first sandbox's port is free again.
+      const probe = net.createServer();
+      expect(await listen(probe, base)).toBe(true);
+      await close(probe);
+    } finally {
+      await close(taken);
+    }
+  });
+
+  it.each([
+    ["abc", 'gateway: --port-base must be a port number (0 to 65535), got "abc"'],
+    ["70000", 'gateway: --port-base must be a port number (0 to 65535), got "70000"'],
+    ["65533", /^gateway: --port-base 65533 is too high: the \d+ sandboxes take ports 65533 to \d+, past 65535$/],
+  ])("--port-base %s is refused before any sandbox starts", async (value, message) => {
+    const { code, stdout, stderr } = await sandbox(["--port-base", value]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr.trimEnd()).toMatch(message);
+  });
+});
