@@ -1,16 +1,29 @@
 // gateway keys create|list|revoke: API keys managed straight in the store.
 import { Command } from "commander";
 import { Accounts } from "../core/accounts.ts";
-import { ApiKeys } from "../core/api-keys.ts";
+import { ApiKeys, apiKeyBounds } from "../core/api-keys.ts";
 import { providers } from "../providers/registry.ts";
 import { clock, print, withStore } from "./shared.ts";
+
+const { nameMaxLength, scopesMaxItems, rateLimitMax } = apiKeyBounds;
 
 function parseRateLimit(value: string): { perMinute: number; burst: number } {
   const match = /^(\d+)(?::(\d+))?$/.exec(value);
   const perMinute = Number(match?.[1]);
   const burst = Number(match?.[2] ?? Math.max(1, Math.ceil(perMinute / 10)));
-  if (!match || perMinute < 1 || burst < 1) throw new Error(`--rate-limit takes PER_MINUTE[:BURST], got "${value}"`);
+  const within = (n: number) => n >= 1 && n <= rateLimitMax;
+  if (!match || !within(perMinute) || !within(burst)) {
+    throw new Error(`--rate-limit takes PER_MINUTE[:BURST], each from 1 to ${rateLimitMax}, got "${value}"`);
+  }
   return { perMinute, burst };
+}
+
+/** The bounds create_api_key's schema puts on the same fields (a name's length in characters, as the API counts). */
+function checkBounds(name: string, scopes: string): void {
+  const length = [...name].length;
+  if (length > nameMaxLength) throw new Error(`--name takes at most ${nameMaxLength} characters, got ${length}`);
+  const count = scopes.split(/[\s,]+/).filter(Boolean).length;
+  if (count > scopesMaxItems) throw new Error(`--scopes takes at most ${scopesMaxItems} scopes, got ${count}`);
 }
 
 export function keysCommand(): Command {
@@ -25,13 +38,15 @@ export function keysCommand(): Command {
     .option("--rate-limit <per_minute[:burst]>", "the key's own rate limit instead of the default 600/min, burst 60")
     .option("--json", "print JSON")
     .action(async (options: { account: string; scopes: string; name: string; rateLimit?: string; json?: boolean }) => {
+      checkBounds(options.name, options.scopes);
+      const rateLimit = options.rateLimit === undefined ? null : parseRateLimit(options.rateLimit);
       await withStore(async (store) => {
         await new Accounts(store.db, clock).ensure(options.account);
         const { key, view } = await new ApiKeys(store.db, clock, 0, providers).create({
           accountId: options.account,
           name: options.name,
           scopes: options.scopes,
-          rateLimit: options.rateLimit === undefined ? null : parseRateLimit(options.rateLimit),
+          rateLimit,
         });
         print(
           options.json === true,
