@@ -46,4 +46,23 @@ describe("delivery slots shared by endpoints", () => {
       await hanging.close();
     }
   });
+
+  it("an endpoint at its cap gets its next deliveries as its attempts finish, not at the next poll", async () => {
+    // A poll far beyond the test's time: only finished attempts can start the next ones.
+    const setup = await setupWebhooks({
+      answer: () => "hang",
+      env: { GATEWAY_WEBHOOK_POLL_INTERVAL_MS: "600000", GATEWAY_WEBHOOK_TIMEOUT_MS: "20000" },
+    });
+    const { core } = setup.gateway.gateway;
+    for (let index = 0; index < 3 * claimsPerEndpoint; index++) {
+      await core.events.record(core.store.db, { accountId: "default", type: "order.updated", object: { id: index } });
+    }
+    for (let round = 1; round <= 3; round++) {
+      await setup.receiver.waitFor(round * claimsPerEndpoint, 20_000);
+      // Past the short polling that follows a recorded event: what comes next is started by the answers alone.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(setup.receiver.received).toHaveLength(round * claimsPerEndpoint);
+      setup.receiver.answerHanging(200);
+    }
+  });
 });
