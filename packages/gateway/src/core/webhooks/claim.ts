@@ -1,15 +1,10 @@
 // Claiming due deliveries: one UPDATE that leases them to this worker and counts the attempt. On PostgreSQL the
 // candidate rows are locked with FOR UPDATE SKIP LOCKED so that workers on several nodes never take the same row;
 // on SQLite the statement is atomic by itself. A lease that runs out (the worker died) makes the row due again.
-// An endpoint holds at most `perEndpoint` leased rows: one slow or dead receiver cannot take every slot while other
-// endpoints' deliveries wait behind its backlog.
 import { type Kysely, sql } from "kysely";
 import type { StoreKind } from "../../store/database.ts";
 import { precompile } from "../../store/precompiled.ts";
 import type { Database, WebhookDeliveriesTable } from "../../store/schema.ts";
-
-/** Attempts claimed (waiting for a slot or in flight) per endpoint at a time, across the nodes. */
-export const claimsPerEndpoint = 16;
 
 export type ClaimDueDeliveries = (input: {
   now: number;
@@ -18,59 +13,26 @@ export type ClaimDueDeliveries = (input: {
 }) => Promise<WebhookDeliveriesTable[]>;
 
 /** The claim statement of one store, compiled once (the worker runs it for every batch). */
-export function claimDueDeliveries(
-  db: Kysely<Database>,
-  kind: StoreKind,
-  perEndpoint = claimsPerEndpoint,
-): ClaimDueDeliveries {
-  const statement = precompile<"now" | "leaseUntil" | "limit" | "cap", Database>(db, (p) =>
-    db
-      // Leased rows per endpoint (few: a lease ends with its attempt), found through the index of leased rows.
-      .with("busy", (qb) =>
-        qb
-          .selectFrom("webhook_deliveries")
-          .select((eb) => ["endpoint_id", eb.fn.countAll<number>().as("held")])
-          .where("lease_until", ">", p("now"))
-          .where("status", "=", sql.lit("pending"))
-          .groupBy("endpoint_id"),
-      )
-      // The oldest due rows of endpoints not yet at their cap.
-      .with("due", (qb) => {
-        let due = qb
-          .selectFrom("webhook_deliveries")
-          .select(["id", "endpoint_id", "next_attempt_at"])
-          // A literal, not a parameter: only then can SQLite's planner use the partial index of pending rows.
-          .where("status", "=", sql.lit("pending"))
-          .where("next_attempt_at", "<=", p("now"))
-          .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", p("now"))]))
-          .where("endpoint_id", "not in", (eb) =>
-            eb.selectFrom("busy").select("busy.endpoint_id").where("busy.held", ">=", p("cap")),
-          )
-          .orderBy("next_attempt_at")
-          .limit(p("limit"));
-        if (kind === "postgres") due = due.forUpdate().skipLocked();
-        return due;
-      })
-      // Each due row's place in its endpoint's line, counting the rows the endpoint already holds.
-      .with("ranked", (qb) =>
-        qb
-          .selectFrom("due")
-          .leftJoin("busy", "busy.endpoint_id", "due.endpoint_id")
-          .select((eb) => [
-            "due.id",
-            "due.next_attempt_at",
-            sql<number>`row_number() over (partition by ${eb.ref("due.endpoint_id")} order by ${eb.ref(
-              "due.next_attempt_at",
-            )}, ${eb.ref("due.id")}) + coalesce(${eb.ref("busy.held")}, 0)`.as("place"),
-          ]),
-      )
+export function claimDueDeliveries(db: Kysely<Database>, kind: StoreKind): ClaimDueDeliveries {
+  const statement = precompile<"now" | "leaseUntil" | "limit", Database>(db, (p) => {
+    let due = db
+      .selectFrom("webhook_deliveries")
+      .select("id")
+      // A literal, not a parameter: only then can SQLite's planner use the partial index of pending rows.
+      .where("status", "=", sql.lit("pending"))
+      .where("next_attempt_at", "<=", p("now"))
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", p("now"))]))
+      .orderBy("next_attempt_at")
+      .limit(p("limit"));
+    if (kind === "postgres") due = due.forUpdate().skipLocked();
+    return db
       .updateTable("webhook_deliveries")
       .set((eb) => ({ lease_until: p("leaseUntil"), attempt_count: eb("attempt_count", "+", 1) }))
-      .where("id", "in", (eb) => eb.selectFrom("ranked").select("ranked.id").where("ranked.place", "<=", p("cap")))
-      .returningAll(),
-  );
+      .where("id", "in", due)
+      .returningAll();
+  });
   return async ({ now, leaseMs, limit }) =>
-    (await statement({ now, leaseUntil: now + leaseMs, limit, cap: perEndpoint })).rows as WebhookDeliveriesTable[];
+    (await statement({ now, leaseUntil: now + leaseMs, limit })).rows as WebhookDeliveriesTable[];
 }
 
 /**

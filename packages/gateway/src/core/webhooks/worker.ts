@@ -11,7 +11,6 @@ import { AttemptLog } from "./attempt-log.ts";
 import {
   type ClaimDueDeliveries,
   claimDueDeliveries,
-  claimsPerEndpoint,
   endWithoutEndpoint,
   releaseClaims,
   releaseLeftoverLeases,
@@ -63,13 +62,6 @@ export class WebhookWorker {
   private loopDone: Promise<void> | undefined;
   private sleeper: (() => void) | undefined;
   private waitingForRoom = false;
-  /**
-   * Attempts recorded since a claim found nothing due while attempts were under way, or undefined. Nothing due may
-   * mean that every due delivery's endpoint is at its cap, held by this node's own attempts: as their outcomes are
-   * recorded (which ends their leases), the loop claims again without waiting for the poll, once enough of them have
-   * ended to make a batch worth a claim.
-   */
-  private endedSinceCapped: number | undefined;
   private lastWakeAt = 0;
   private purgeTimer: NodeJS.Timeout | undefined;
 
@@ -190,15 +182,6 @@ export class WebhookWorker {
     if (this.waitingForRoom && this.room() >= this.options.concurrency) this.sleeper?.();
   }
 
-  /** An attempt's outcome is recorded (its lease ended): see endedSinceCapped. */
-  private attemptEnded(): void {
-    if (this.endedSinceCapped === undefined || this.waitingForRoom) return;
-    this.endedSinceCapped++;
-    if (this.endedSinceCapped >= claimsPerEndpoint / 2 || this.sending === 0) {
-      this.endedSinceCapped = undefined;
-      this.sleeper?.();
-    }
-  }
 
   private async attempt(ready: ReadyAttempt, target: AttemptTarget | undefined): Promise<void> {
     const { delivery, body } = ready;
@@ -237,8 +220,6 @@ export class WebhookWorker {
       release();
       // The lease runs out and another pass retries: nothing is lost, at worst delivered twice.
       this.deps.log.error({ err, delivery_id: delivery.id }, "recording a webhook attempt failed");
-    } finally {
-      this.attemptEnded();
     }
   }
 
@@ -267,9 +248,8 @@ export class WebhookWorker {
         this.deps.log.error({ err }, "claiming webhook deliveries failed");
       }
       if (!this.running) break;
-      // Claimed something: more may be due (a batch also stops at an endpoint's cap, short of the room).
+      // Claimed something: more may be due.
       if (claimed > 0) continue;
-      this.endedSinceCapped = this.sending > 0 ? 0 : undefined;
       const recentlyWoken = Date.now() - this.lastWakeAt < wakeWindowMs;
       await this.sleep(recentlyWoken ? 10 : pollIntervalMs);
     }
