@@ -182,7 +182,6 @@ export class WebhookWorker {
     if (this.waitingForRoom && this.room() >= this.options.concurrency) this.sleeper?.();
   }
 
-
   private async attempt(ready: ReadyAttempt, target: AttemptTarget | undefined): Promise<void> {
     const { delivery, body } = ready;
     const attemptedAt = this.deps.clock.now();
