@@ -37,10 +37,7 @@ export async function run(
     );
     const env = { GATEWAY_DATA_DIR: dataDir, GATEWAY_LOG_LEVEL: "info", PORT: "18480", ...upstreamEnv };
     const { key } = JSON.parse(
-      await runGatewayCli(
-        ["keys", "create", "--scopes", "catalog", "--rate-limit", "1000000:1000000", "--json"],
-        env,
-      ),
+      await runGatewayCli(["keys", "create", "--scopes", "catalog", "--rate-limit", "1000000:1000000", "--json"], env),
     ) as {
       key: string;
     };
