@@ -70,6 +70,34 @@ async function startKey(dataDir: string, output: () => string): Promise<string> 
   return fs.readFileSync(keyFile, "utf8").trim();
 }
 
+/**
+ * A first `gateway serve` on a data directory of its own (and, on PostgreSQL, a schema of its own), with the key it
+ * made at its first start and a caller of platform operations with that key on any node of the same store.
+ */
+async function firstNode(settings: Record<string, string>) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-crash-"));
+  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const env = {
+    GATEWAY_DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    GATEWAY_ENV: "test",
+    GATEWAY_LOG_LEVEL: "error",
+    GATEWAY_WEBHOOK_ALLOW_PRIVATE: "1",
+    GATEWAY_WEBHOOK_POLL_INTERVAL_MS: "50",
+    ...settings,
+    ...(await storeEnv(dataDir)),
+  };
+  const node = await serve(env);
+  const key = await startKey(dataDir, node.output);
+  const call = (url: string, operation: string, body: object = {}) =>
+    fetch(`${url}/v1/platform/${operation}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  return { env, node, call };
+}
+
 describe("a killed gateway process", () => {
   it.skipIf(testStore() === "postgres")(
     "makes an attempt cut short by SIGKILL again under its number, then retries 5 s later",
@@ -77,24 +105,7 @@ describe("a killed gateway process", () => {
       let requests = 0;
       const receiver = await startReceiver(() => (++requests === 1 ? "hang" : { status: 500 }));
       cleanups.push(() => receiver.close());
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-crash-"));
-      cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-      const env = {
-        GATEWAY_DATA_DIR: dataDir,
-        PORT: String(await freePort()),
-        GATEWAY_ENV: "test",
-        GATEWAY_LOG_LEVEL: "error",
-        GATEWAY_WEBHOOK_ALLOW_PRIVATE: "1",
-        GATEWAY_WEBHOOK_POLL_INTERVAL_MS: "50",
-      };
-      const first = await serve(env);
-      const key = await startKey(dataDir, first.output);
-      const call = (url: string, operation: string, body: object = {}) =>
-        fetch(`${url}/v1/platform/${operation}`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify(body),
-        });
+      const { env, node: first, call } = await firstNode({});
       await call(first.url, "set_webhook_endpoint", { url: receiver.url, event_types: ["*"] });
       const sent = (await (await call(first.url, "send_test_event")).json()) as { data: { event: { id: string } } };
       const eventId = sent.data.event.id;
@@ -134,31 +145,17 @@ describe("a killed gateway process", () => {
     });
     cleanups.push(() => receiver.close());
 
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-crash-"));
-    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env = {
-      GATEWAY_DATA_DIR: dataDir,
-      PORT: String(await freePort()),
-      GATEWAY_ENV: "test",
-      GATEWAY_LOG_LEVEL: "error",
-      GATEWAY_WEBHOOK_ALLOW_PRIVATE: "1",
-      GATEWAY_WEBHOOK_POLL_INTERVAL_MS: "50",
+    const {
+      env,
+      node: first,
+      call,
+    } = await firstNode({
       GATEWAY_WEBHOOK_TIMEOUT_MS: "5000",
       GATEWAY_WEBHOOK_LEASE_MS: "2000",
       GATEWAY_WEBHOOK_CONCURRENCY: "8",
       GATEWAY_RATE_LIMIT_PER_MINUTE: "1000000",
       GATEWAY_RATE_LIMIT_BURST: "100000",
-      ...(await storeEnv(dataDir)),
-    };
-
-    const first = await serve(env);
-    const key = await startKey(dataDir, first.output);
-    const call = (url: string, operation: string, body: object = {}) =>
-      fetch(`${url}/v1/platform/${operation}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
+    });
     expect((await call(first.url, "set_webhook_endpoint", { url: receiver.url, event_types: ["*"] })).status).toBe(200);
 
     const sent = await Promise.all(
