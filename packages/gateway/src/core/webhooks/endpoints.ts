@@ -50,6 +50,12 @@ export function wildcardRule(types: readonly unknown[]): BrokenRule | undefined 
   };
 }
 
+export interface SigningSecret {
+  secret: string;
+  /** When it stops signing: Infinity for the current secret, the grace's end for the previous one. */
+  endsAt: number;
+}
+
 interface SecretRow {
   endpoint_id: string;
   secret_sealed: string;
@@ -58,6 +64,7 @@ interface SecretRow {
 }
 
 export class WebhookEndpoints {
+  private readonly listeners = new Set<(endpointId: string) => void>();
   /** The secrets of some endpoints, compiled once per count: delivery reads them for every group of attempts. */
   private readonly secretsOf: (endpointIds: readonly string[]) => Promise<{ rows: unknown[] }>;
 
@@ -75,12 +82,22 @@ export class WebhookEndpoints {
     );
   }
 
+  /** Called after each change made on this node to an endpoint's URL, secrets or existence (delivery's cache). */
+  onChanged(listener: (endpointId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(endpointId: string): void {
+    for (const listener of this.listeners) listener(endpointId);
+  }
+
   /** Creates the endpoint (answering its secret, once) or changes its URL and types (secret unchanged: null). */
   async set(accountId: string, input: { url: string; event_types: string[] }) {
     const url = await checkEndpointUrl(input.url, this.urlPolicy);
     const types = JSON.stringify(checkEventTypes(input.event_types));
     const now = this.clock.now();
-    return this.db.transaction().execute(async (trx) => {
+    const result = await this.db.transaction().execute(async (trx) => {
       const existing = await this.find(trx, accountId);
       if (existing) {
         await trx
@@ -106,6 +123,8 @@ export class WebhookEndpoints {
       await this.addSecret(trx, row.id, secret, now);
       return { endpoint: await this.viewOf(trx, row), secret };
     });
+    this.changed(result.endpoint.id);
+    return result;
   }
 
   async get(accountId: string): Promise<EndpointView> {
@@ -116,7 +135,7 @@ export class WebhookEndpoints {
 
   async delete(accountId: string): Promise<{ id: string }> {
     const now = this.clock.now();
-    return this.db.transaction().execute(async (trx) => {
+    const result = await this.db.transaction().execute(async (trx) => {
       const row = await this.find(trx, accountId);
       if (!row) throw noEndpoint();
       await trx
@@ -129,6 +148,8 @@ export class WebhookEndpoints {
       await trx.deleteFrom("webhook_endpoints").where("id", "=", row.id).execute();
       return { id: row.id };
     });
+    this.changed(result.id);
+    return result;
   }
 
   /**
@@ -143,7 +164,7 @@ export class WebhookEndpoints {
       ]);
     }
     const now = this.clock.now();
-    return this.db.transaction().execute(async (trx) => {
+    const result = await this.db.transaction().execute(async (trx) => {
       // An UPDATE first: on PostgreSQL it locks the endpoint's row, so that rotations at the same time run one after
       // the other and each sees the secret the one before made current.
       const row = await trx
@@ -167,30 +188,23 @@ export class WebhookEndpoints {
       await this.addSecret(trx, row.id, secret, now);
       return { endpoint: await this.viewOf(trx, row), secret };
     });
+    this.changed(result.endpoint.id);
+    return result;
   }
 
-  /** The secrets that sign now, per endpoint, newest first. */
-  async activeSecrets(endpointIds: readonly string[]): Promise<Map<string, string[]>> {
-    const result = new Map<string, string[]>();
+  /**
+   * Every stored secret of some endpoints, opened, the current one (no end) first, then the one in a grace. Whether a
+   * grace has ended is for the caller to judge at the time it signs.
+   */
+  async signingSecrets(endpointIds: readonly string[]): Promise<Map<string, SigningSecret[]>> {
+    const result = new Map<string, SigningSecret[]>();
     if (endpointIds.length === 0) return result;
-    const now = this.clock.now();
-    // An endpoint has at most two secrets: the ended one is left out here rather than by the statement.
-    const rows = ((await this.secretsOf(endpointIds)).rows as SecretRow[]).filter(
-      (row) => row.expires_at === null || Number(row.expires_at) > now,
-    );
-    // The current secret (no end) first, then those in a grace, latest end first.
-    const rank = (row: { expires_at: number | null; created_at: number }) => [
-      row.expires_at ?? Infinity,
-      row.created_at,
-    ];
-    rows.sort((a, b) => {
-      const [ea, ca] = rank(a) as [number, number];
-      const [eb, cb] = rank(b) as [number, number];
-      return eb - ea || cb - ca;
-    });
+    const rows = (await this.secretsOf(endpointIds)).rows as SecretRow[];
+    const endOf = (row: SecretRow) => (row.expires_at === null ? Infinity : Number(row.expires_at));
+    rows.sort((a, b) => endOf(b) - endOf(a) || Number(b.created_at) - Number(a.created_at));
     for (const row of rows) {
       const list = result.get(row.endpoint_id) ?? [];
-      list.push(this.open(row.secret_sealed));
+      list.push({ secret: this.open(row.secret_sealed), endsAt: endOf(row) });
       result.set(row.endpoint_id, list);
     }
     return result;

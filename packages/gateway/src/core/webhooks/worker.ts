@@ -124,39 +124,33 @@ export class WebhookWorker {
   }
 
   /**
-   * Fills the free slots: one lookup of the endpoints of every attempt started together, then the attempts. One
-   * lookup at a time; slots freed meanwhile are filled by the next one.
+   * Fills the free slots. The endpoints of the attempts started together are taken from the targets kept, or read in
+   * one lookup when one of them is not kept fresh; one lookup at a time, slots freed meanwhile are filled by the next.
    */
   private pump(): void {
     const free = this.options.concurrency - this.sending;
     if (!this.running || this.lookingUp || free <= 0 || this.ready.length === 0) return;
     const batch = this.ready.splice(0, free);
     this.sending += batch.length;
+    const endpointIds = [...new Set(batch.map((entry) => entry.delivery.endpoint_id))];
+    const now = this.deps.clock.now();
+    const kept = this.targets.fresh(endpointIds, now);
+    if (kept) {
+      this.startAll(batch, kept);
+      return;
+    }
     this.lookingUp = true;
     const started = this.targets
-      .lookup([...new Set(batch.map((entry) => entry.delivery.endpoint_id))])
+      .lookup(endpointIds, now)
       .then(
         (targets) => {
           // Stopped meanwhile: these were not sent, so they go back like the other unsent claims.
-          if (!this.running)
-            return this.handBack(
-              batch,
-              releaseClaims(
-                this.deps.db,
-                batch.map((e) => e.delivery),
-              ),
-            );
-          for (const entry of batch) this.track(this.attempt(entry, targets.get(entry.delivery.endpoint_id)));
+          if (!this.running) return this.handBack(batch);
+          this.startAll(batch, targets);
         },
         (err: unknown) => {
           this.deps.log.error({ err }, "reading webhook endpoints failed");
-          return this.handBack(
-            batch,
-            releaseClaims(
-              this.deps.db,
-              batch.map((e) => e.delivery),
-            ),
-          );
+          return this.handBack(batch);
         },
       )
       .finally(() => {
@@ -166,7 +160,15 @@ export class WebhookWorker {
     this.track(started);
   }
 
-  private async handBack(batch: readonly ReadyAttempt[], released: Promise<void>): Promise<void> {
+  private startAll(batch: readonly ReadyAttempt[], targets: Map<string, AttemptTarget>): void {
+    for (const entry of batch) this.track(this.attempt(entry, targets.get(entry.delivery.endpoint_id)));
+  }
+
+  private async handBack(batch: readonly ReadyAttempt[]): Promise<void> {
+    const released = releaseClaims(
+      this.deps.db,
+      batch.map((entry) => entry.delivery),
+    );
     await released.catch((err: unknown) => this.deps.log.error({ err }, "releasing webhook claims failed"));
     for (const _ of batch) this.slotFreed();
   }
