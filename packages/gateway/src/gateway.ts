@@ -25,7 +25,7 @@ import { Registry } from "./providers/registry.ts";
 import type { ProviderDefinition } from "./providers/types.ts";
 import { createUpstreamClient, type UpstreamClient } from "./providers/upstream.ts";
 import { openStore, type Store, type StoreOptions } from "./store/database.ts";
-import { hookSecretsFor, startUpstreams } from "./upstreams.ts";
+import { hookSecretsFor, misnamedProviderSetting, startUpstreams } from "./upstreams.ts";
 
 export interface Gateway {
   app: FastifyInstance;
@@ -79,6 +79,9 @@ function lateLog() {
 
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
+  const registry = new Registry(options.providers);
+  const misnamed = misnamedProviderSetting(registry.providers, config);
+  if (misnamed) throw new Error(misnamed);
   const clock = options.clock ?? systemClock;
   const log = lateLog();
   const storeOptions: StoreOptions = {
@@ -100,7 +103,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const closers: (() => Promise<void>)[] = [() => store.close()];
   try {
     await store.migrate();
-    const registry = new Registry(options.providers);
     const metrics = createMetrics();
     const masterKey = resolveMasterKey(config);
     await checkMasterKey(store.db, clock, masterKey.key);

@@ -17,6 +17,48 @@ export interface SandboxHooks {
 }
 
 /**
+ * Settings that name a provider this gateway does not have, or one that takes no such setting (a misspelt id would
+ * otherwise be ignored, and the gateway would quietly start a sandbox or refuse hooks): the first problem, as a
+ * message naming the variable and the providers that take it; undefined when there is none.
+ */
+export function misnamedProviderSetting(
+  providers: readonly ProviderDefinition[],
+  config: Pick<GatewayConfig, "upstreamUrls" | "hookSecrets" | "oauthClients">,
+): string | undefined {
+  const settings = [
+    {
+      ids: Object.keys(config.upstreamUrls),
+      variable: (id: string) => `GATEWAY_UPSTREAM_${id.toUpperCase()}_URL`,
+      what: "an upstream",
+      none: "no upstream",
+      takes: (p: ProviderDefinition) => p.sandbox !== undefined,
+    },
+    {
+      ids: Object.keys(config.hookSecrets),
+      variable: (id: string) => `GATEWAY_HOOK_SECRET_${id.toUpperCase()}`,
+      what: "inbound hooks",
+      none: "no inbound hooks",
+      takes: (p: ProviderDefinition) => p.handleHook !== undefined,
+    },
+    {
+      ids: Object.keys(config.oauthClients),
+      variable: (id: string) => `GATEWAY_OAUTH_${id.toUpperCase()}_*`,
+      what: "OAuth connections",
+      none: "no OAuth connections",
+      takes: (p: ProviderDefinition) => p.oauth !== undefined,
+    },
+  ];
+  for (const { ids, variable, what, none, takes } of settings) {
+    const taking = providers.filter(takes).map((p) => p.id);
+    const wrong = ids.find((id) => !taking.includes(id));
+    if (wrong === undefined) continue;
+    const known = providers.some((p) => p.id === wrong);
+    return `${variable(wrong)}: ${known ? `the provider ${wrong} has ${none}` : `there is no provider ${wrong}`}; the providers with ${what} are ${taking.join(", ") || "none"}`;
+  }
+  return undefined;
+}
+
+/**
  * The hook secret of every provider that handles hooks: GATEWAY_HOOK_SECRET_<ID>, or, for a provider whose sandbox
  * runs in this process, one generated now and handed to that sandbox.
  */
