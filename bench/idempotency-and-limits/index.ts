@@ -39,6 +39,11 @@ interface Node {
   cleanup(): Promise<void>;
 }
 
+/** BENCH_STORES=sqlite (or postgres) measures one store only. */
+const stores = (process.env.BENCH_STORES ?? "sqlite,postgres")
+  .split(",")
+  .filter((name): name is "sqlite" | "postgres" => name === "sqlite" || name === "postgres");
+
 export async function run(seconds = Number(process.env.BENCH_SECONDS ?? 5)): Promise<void> {
   // The gateways run in this process: with the V8 settings of `gateway serve`.
   applyServingV8Settings();
@@ -46,7 +51,7 @@ export async function run(seconds = Number(process.env.BENCH_SECONDS ?? 5)): Pro
   const summary: Record<string, string | number>[] = [];
   try {
     const upstreamUrl = (JSON.parse(await firstLine(upstream)) as { url: string }).url;
-    for (const store of ["sqlite", "postgres"] as const) {
+    for (const store of stores) {
       const label = store === "sqlite" ? "SQLite, in-process limiter" : "PostgreSQL + Redis";
       const env = { GATEWAY_UPSTREAM_BENCHKIT_URL: upstreamUrl, GATEWAY_NO_WEBHOOK_WORKER: "1" };
       const limited = await startGateway(store, env);
