@@ -12,9 +12,9 @@ import { systemClock } from "../src/core/clock.ts";
 import { randomBase62 } from "../src/core/ids.ts";
 import { providers } from "../src/providers/registry.ts";
 import { openStore } from "../src/store/database.ts";
+import { startCli, stopProcess } from "./cli.ts";
 import { freePort } from "./harness.ts";
 
-const repoRoot = path.resolve(import.meta.dirname, "../../..");
 const postgresUrl = process.env.GATEWAY_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 /** A fresh database on the test PostgreSQL server, migrated, with the account "default". */
@@ -83,32 +83,23 @@ export async function startNode(env: Record<string, string>): Promise<GatewayNod
 async function startNodeOnce(env: Record<string, string>): Promise<GatewayNode> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-node-"));
-  const child = spawn(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", "serve"], {
-    cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", GATEWAY_DATA_DIR: dataDir, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
+  const cli = startCli(["serve"], {
+    env: { PORT: String(port), HOST: "127.0.0.1", GATEWAY_DATA_DIR: dataDir, ...env },
   });
   const url = `http://127.0.0.1:${port}`;
   const node: GatewayNode = {
     url,
-    output: () => output,
+    output: cli.output,
     async stop() {
-      await stopProcess(child);
+      await cli.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
   try {
-    await waitForHttp(`${url}/readyz`, child, () => /^gateway: /m.test(output), 90_000);
+    await cli.waitForHttp(`${url}/readyz`, 90_000);
   } catch (error) {
     await node.stop();
-    throw new Error(`${(error as Error).message}\n${output}`);
+    throw error; // it holds the node's output: an EADDRINUSE there makes startNode try another port
   }
   return node;
 }
@@ -161,30 +152,4 @@ async function waitForRedis(port: number): Promise<void> {
       client.disconnect();
     }
   }
-}
-
-async function waitForHttp(url: string, child: ChildProcess, failed: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || failed()) throw new Error("the node failed to start");
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-}
-
-function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    child.once("exit", () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill(signal);
-  });
 }

@@ -1,23 +1,14 @@
 // `gateway keys create|list|revoke` as a separate process on the store of a running gateway: the key printed once
 // (with --json: id, key, account_id, scopes), accepted by the gateway; scopes checked against the providers;
 // revocation seen by the gateway. (SQLite only: the CLI opens the store the environment names.)
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./cli.ts";
 import { startTestGateway, type TestGateway, testStore } from "./harness.ts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 let t: TestGateway;
 
-function gatewayCli(args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", ...args], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, GATEWAY_DATA_DIR: t.config.dataDir, GATEWAY_DATABASE_URL: "" },
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const gatewayCli = (args: string[]) =>
+  runCli(args, { env: { GATEWAY_DATA_DIR: t.config.dataDir, GATEWAY_DATABASE_URL: "" } });
 
 const listKeys = (key: string) =>
   fetch(`${t.url}/v1/platform/list_api_keys`, { method: "POST", headers: { authorization: `Bearer ${key}` } });
@@ -29,8 +20,8 @@ describe.skipIf(testStore() !== "sqlite")("gateway keys", { timeout: 60_000 }, (
   afterAll(() => t?.close());
 
   it("create --scopes '*' --json prints id, key, account_id and scopes, once; the gateway accepts the key", async () => {
-    const created = gatewayCli(["keys", "create", "--scopes", "*", "--json"]);
-    expect(created.status).toBe(0);
+    const created = await gatewayCli(["keys", "create", "--scopes", "*", "--json"]);
+    expect(created.code).toBe(0);
     expect(created.stderr).toBe("");
     const printed = JSON.parse(created.stdout);
     expect(Object.keys(printed)).toEqual(["id", "key", "account_id", "scopes"]);
@@ -42,17 +33,17 @@ describe.skipIf(testStore() !== "sqlite")("gateway keys", { timeout: 60_000 }, (
     });
     expect((await listKeys(printed.key)).status).toBe(200);
 
-    const listed = gatewayCli(["keys", "list", "--json"]);
-    expect(listed.status).toBe(0);
+    const listed = await gatewayCli(["keys", "list", "--json"]);
+    expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(printed.key);
     expect(JSON.parse(listed.stdout)).toContainEqual(
       expect.objectContaining({ id: printed.id, key_prefix: printed.key.slice(0, 8), revoked_at: null }),
     );
   });
 
-  it("refuses scopes that are malformed or name nothing on this gateway, saying why for each", () => {
-    const refused = gatewayCli(["keys", "create", "--scopes", "catalog,catalgo,opendata:holidays,Bad!"]);
-    expect(refused.status).toBe(1);
+  it("refuses scopes that are malformed or name nothing on this gateway, saying why for each", async () => {
+    const refused = await gatewayCli(["keys", "create", "--scopes", "catalog,catalgo,opendata:holidays,Bad!"]);
+    expect(refused.code).toBe(1);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toBe(
       [
@@ -66,10 +57,10 @@ describe.skipIf(testStore() !== "sqlite")("gateway keys", { timeout: 60_000 }, (
   });
 
   it("revoke: the gateway refuses the key once its cache entry expires", async () => {
-    const { key, id } = JSON.parse(gatewayCli(["keys", "create", "--scopes", "platform", "--json"]).stdout);
+    const { key, id } = JSON.parse((await gatewayCli(["keys", "create", "--scopes", "platform", "--json"])).stdout);
     expect((await listKeys(key)).status).toBe(200);
-    const revoked = gatewayCli(["keys", "revoke", id]);
-    expect(revoked).toMatchObject({ status: 0, stdout: `Revoked ${id}.\n` });
+    const revoked = await gatewayCli(["keys", "revoke", id]);
+    expect(revoked).toMatchObject({ code: 0, stdout: `Revoked ${id}.\n` });
     const deadline = Date.now() + 10_000;
     let status = 200;
     while (status !== 401 && Date.now() < deadline) {
@@ -77,8 +68,8 @@ describe.skipIf(testStore() !== "sqlite")("gateway keys", { timeout: 60_000 }, (
       status = (await listKeys(key)).status;
     }
     expect(status).toBe(401);
-    expect(gatewayCli(["keys", "revoke", "key_nope"])).toMatchObject({
-      status: 1,
+    expect(await gatewayCli(["keys", "revoke", "key_nope"])).toMatchObject({
+      code: 1,
       stderr: "gateway: No API key key_nope\n",
     });
   });

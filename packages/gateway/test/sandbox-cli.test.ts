@@ -1,38 +1,14 @@
 // `gateway sandbox` as a separate process when a sandbox cannot listen: it stops the sandboxes it started, says which
 // one failed and why on standard error, and exits with 1 (rather than run on with some providers up). A --port-base
 // that is not a port, or too high for every sandbox to get one, is refused before anything starts.
-import { spawn } from "node:child_process";
 import net from "node:net";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runCli } from "./cli.ts";
 import { testStore } from "./harness.ts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-
-function sandbox(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", "sandbox", ...args], {
-    cwd: root,
-    env: { ...process.env, GATEWAY_DATABASE_URL: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  // A process that runs on is the failure this guards against: stop it rather than wait for the test's timeout.
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  return new Promise((resolve) =>
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-}
+// A process that runs on is the failure this guards against: stop it rather than wait for the test's timeout.
+const sandbox = (args: string[]) =>
+  runCli(["sandbox", ...args], { env: { GATEWAY_DATABASE_URL: "" }, timeoutMs: 30_000 });
 
 const listen = (server: net.Server, port: number) =>
   new Promise<boolean>((resolve) => {

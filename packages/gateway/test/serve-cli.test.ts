@@ -1,31 +1,19 @@
 // `gateway serve` as a separate process when it cannot serve: a port taken by another process, or one that is not a
 // port. It says why on standard error and exits with 1, rather than hang or end silently. (SQLite: the store of a
 // fresh data directory; PostgreSQL changes nothing here.)
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "./cli.ts";
 import { freePort, testStore } from "./harness.ts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-cli-"));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-function serve(port: string): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", "serve"], {
-    cwd: root,
-    env: { ...process.env, GATEWAY_DATA_DIR: dataDir, GATEWAY_DATABASE_URL: "", PORT: port },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stderr })));
-}
+const serve = (port: string) =>
+  runCli(["serve"], { env: { GATEWAY_DATA_DIR: dataDir, GATEWAY_DATABASE_URL: "", PORT: port } });
 
 const lastLine = (text: string) => text.trimEnd().split("\n").at(-1);
 

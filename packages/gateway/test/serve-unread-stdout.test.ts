@@ -1,20 +1,18 @@
 // `gateway serve` whose standard output is a pipe nobody reads (a stuck log shipper): requests keep being answered;
 // log lines past the log buffer are dropped and counted in /metrics; once the pipe is read again the lines kept arrive
 // whole and in order, then one warning says how many were dropped. (SQLite: the store plays no part here.)
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { Accounts } from "../src/core/accounts.ts";
 import { ApiKeys } from "../src/core/api-keys.ts";
 import { systemClock } from "../src/core/clock.ts";
 import { providers } from "../src/providers/registry.ts";
 import { openStore } from "../src/store/database.ts";
+import { startCli } from "./cli.ts";
 import { freePort, testStore } from "./harness.ts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-unread-stdout-"));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
@@ -46,39 +44,21 @@ describe.skipIf(testStore() !== "sqlite")(
       const key = await prepareStore();
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      const child = spawn(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", "serve"], {
-        cwd: root,
+      const serve = startCli(["serve"], {
         env: {
-          ...process.env,
           GATEWAY_DATA_DIR: dataDir,
           GATEWAY_DATABASE_URL: "",
           PORT: String(port),
           GATEWAY_NO_WEBHOOK_WORKER: "1",
           GATEWAY_LOG_BUFFER_BYTES: "32768",
         },
-        stdio: ["ignore", "pipe", "pipe"],
       });
-      // Not read: the pipe and this side's stream buffer fill, then the gateway's writes find the pipe full.
-      child.stdout.pause();
-      let stderr = "";
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
+      // Not read: the pipe and this side's stream buffer fill, then the gateway's writes find the pipe full. (Paused
+      // before anything arrives: what the helper collects starts when it is read again.)
+      serve.child.stdout?.pause();
       try {
-        let answered = 0;
-        for (let started = Date.now(); ; ) {
-          const ok = await fetch(`${url}/healthz`).then(
-            (response) => response.ok,
-            () => false,
-          );
-          if (ok) {
-            answered++;
-            break;
-          }
-          if (child.exitCode !== null || Date.now() - started > 60_000)
-            throw new Error(`serve did not start\n${stderr}`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+        await serve.waitForHttp(`${url}/healthz`);
+        let answered = 1; // the /healthz that answered
 
         // About 3,000 lines of some 250 bytes: ten times what the pipe, this side's buffer and the 32 KiB log buffer
         // hold. Before, serve stopped in write(2) once the pipe was full, and every later request waited with it.
@@ -108,16 +88,13 @@ describe.skipIf(testStore() !== "sqlite")(
         expect(droppedWhileStuck).toBeGreaterThan(1_000);
 
         // Read again: the kept lines, then the warning.
-        let output = "";
-        child.stdout.on("data", (chunk: Buffer) => {
-          output += chunk.toString();
-        });
-        child.stdout.resume();
+        serve.child.stdout?.resume();
         const warning = "standard output was not read: log lines were dropped";
-        while (!output.includes(warning)) await new Promise((resolve) => setTimeout(resolve, 20));
+        await serve.waitForLine(warning);
         await new Promise((resolve) => setTimeout(resolve, 100));
 
-        const lines = output
+        const lines = serve
+          .stdout()
           .trimEnd()
           .split("\n")
           .map((line) => JSON.parse(line) as { msg?: string; request_id?: string; dropped_lines?: number });
@@ -128,11 +105,7 @@ describe.skipIf(testStore() !== "sqlite")(
         expect(requestLinesBefore + (note?.dropped_lines ?? 0)).toBe(answered);
         expect(note?.dropped_lines).toBe(await droppedMetric(url));
       } finally {
-        if (child.exitCode === null && child.signalCode === null) {
-          const exited = new Promise((resolve) => child.once("exit", resolve));
-          child.kill("SIGTERM");
-          await exited;
-        }
+        await serve.stop();
       }
     });
   },

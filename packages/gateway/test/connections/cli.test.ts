@@ -1,12 +1,10 @@
 // `gateway connections create|list` as a separate process against a running gateway: the same connect flow, as the
 // sandbox's demo user, with a key (the API) and, on the embedded store, without one (the store directly).
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../cli.ts";
 import { freePort, testStore } from "../harness.ts";
 import { platform, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
 
-const run = promisify(execFile);
 // Each command starts a Node process that loads the whole CLI through tsx: slow on a busy machine.
 const slow = { timeout: 180_000 };
 let s: ShoppingSetup;
@@ -15,12 +13,14 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.close());
 
+/** The command's standard output; rejects with its code and output when it fails. */
 async function gateway(args: string[], env: Record<string, string> = {}) {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", ...args], {
-    env: { ...process.env, GATEWAY_API_KEY: "", GATEWAY_PUBLIC_URL: "", ...env },
-    timeout: 150_000,
+  const result = await runCli(args, {
+    env: { GATEWAY_API_KEY: "", GATEWAY_PUBLIC_URL: "", ...env },
+    timeoutMs: 150_000,
   });
-  return stdout;
+  if (result.code !== 0) throw Object.assign(new Error(`gateway ${args.join(" ")} failed (${result.code})`), result);
+  return result.stdout;
 }
 
 describe("gateway connections", slow, () => {

@@ -1,25 +1,15 @@
 // `gateway users create|list|set-password|delete`: console users straight in the store, with a password from standard
 // input or generated and shown once; the user then signs in at /console, and a new password or a deletion ends the
 // user's sessions. (SQLite only: the CLI opens the store the environment names.)
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../cli.ts";
 import { type TestGateway, testStore } from "../harness.ts";
 import { ConsoleClient, startConsoleGateway } from "./console-client.ts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 let t: TestGateway;
 
-function gatewayCli(args: string[], input = "") {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", ...args], {
-    cwd: root,
-    input,
-    encoding: "utf8",
-    env: { ...process.env, GATEWAY_DATA_DIR: t.config.dataDir, GATEWAY_DATABASE_URL: "" },
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const gatewayCli = (args: string[], input = "") =>
+  runCli(args, { input, env: { GATEWAY_DATA_DIR: t.config.dataDir, GATEWAY_DATABASE_URL: "" } });
 
 describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
   beforeAll(async () => {
@@ -28,11 +18,11 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
   afterAll(() => t.close());
 
   it("reads the password from standard input, and the user signs in", async () => {
-    const created = gatewayCli(
+    const created = await gatewayCli(
       ["users", "create", "--email", "Ops@Example.com", "--password-stdin", "--json"],
       "a long passphrase\n",
     );
-    expect(created.status).toBe(0);
+    expect(created.code).toBe(0);
     expect(JSON.parse(created.stdout)).toEqual({
       id: expect.stringMatching(/^usr_[0-9A-Za-z]{16}$/),
       email: "ops@example.com",
@@ -42,8 +32,8 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
   });
 
   it("generates a password when none is given, shown once, for the named account", async () => {
-    const created = gatewayCli(["users", "create", "--email", "new@example.com", "--account", "acme", "--json"]);
-    expect(created.status).toBe(0);
+    const created = await gatewayCli(["users", "create", "--email", "new@example.com", "--account", "acme", "--json"]);
+    expect(created.code).toBe(0);
     const { password, account_id } = JSON.parse(created.stdout);
     expect(account_id).toBe("acme");
     expect(password).toMatch(/^[0-9A-Za-z_-]{20}$/);
@@ -52,15 +42,18 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
     expect(((await response.json()) as any).data.account_id).toBe("acme");
   });
 
-  it("refuses a second user with the same email", () => {
-    const again = gatewayCli(["users", "create", "--email", "ops@example.com", "--password-stdin"], "another long one");
-    expect(again.status).toBe(1);
+  it("refuses a second user with the same email", async () => {
+    const again = await gatewayCli(
+      ["users", "create", "--email", "ops@example.com", "--password-stdin"],
+      "another long one",
+    );
+    expect(again.code).toBe(1);
     expect(again.stderr).toBe("gateway: A console user with the email ops@example.com exists already\n");
   });
 
-  it("lists users, of every account or of one", () => {
-    const all = gatewayCli(["users", "list", "--json"]);
-    expect(all.status).toBe(0);
+  it("lists users, of every account or of one", async () => {
+    const all = await gatewayCli(["users", "list", "--json"]);
+    expect(all.code).toBe(0);
     const listed = JSON.parse(all.stdout) as {
       email: string;
       account_id: string;
@@ -75,9 +68,9 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
     expect(listed[0]?.last_sign_in_at).toMatch(isoTime);
     expect(listed[0]?.created_at).toMatch(isoTime);
     expect(JSON.stringify(listed)).not.toContain("password");
-    const acme = gatewayCli(["users", "list", "--account", "acme", "--json"]);
+    const acme = await gatewayCli(["users", "list", "--account", "acme", "--json"]);
     expect((JSON.parse(acme.stdout) as { email: string }[]).map((u) => u.email)).toEqual(["new@example.com"]);
-    const human = gatewayCli(["users", "list", "--account", "nobody"]);
+    const human = await gatewayCli(["users", "list", "--account", "nobody"]);
     expect(human.stdout).toBe("No console users.\n");
   });
 
@@ -86,11 +79,11 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
     expect((await session.signIn("ops@example.com", "a long passphrase")).status).toBe(200);
     expect((await session.request("GET", "/console/api/session")).status).toBe(200);
 
-    const changed = gatewayCli(
+    const changed = await gatewayCli(
       ["users", "set-password", "--email", "OPS@example.com", "--password-stdin", "--json"],
       "a brand new passphrase\n",
     );
-    expect(changed.status).toBe(0);
+    expect(changed.code).toBe(0);
     expect(JSON.parse(changed.stdout)).toEqual({
       id: expect.stringMatching(/^usr_/),
       email: "ops@example.com",
@@ -100,22 +93,25 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
     expect((await new ConsoleClient(t.url).signIn("ops@example.com", "a long passphrase")).status).toBe(401);
     expect((await new ConsoleClient(t.url).signIn("ops@example.com", "a brand new passphrase")).status).toBe(200);
 
-    const short = gatewayCli(["users", "set-password", "--email", "ops@example.com", "--password-stdin"], "short");
-    expect(short.status).toBe(1);
+    const short = await gatewayCli(
+      ["users", "set-password", "--email", "ops@example.com", "--password-stdin"],
+      "short",
+    );
+    expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/^gateway: The password must have at least \d+ characters\n$/);
   });
 
   it("deletes a user: signing in and the user's open sessions stop working", async () => {
     const session = new ConsoleClient(t.url);
     expect((await session.signIn("ops@example.com", "a brand new passphrase")).status).toBe(200);
-    const deleted = gatewayCli(["users", "delete", "--email", "ops@example.com", "--json"]);
-    expect(deleted.status).toBe(0);
+    const deleted = await gatewayCli(["users", "delete", "--email", "ops@example.com", "--json"]);
+    expect(deleted.code).toBe(0);
     expect(JSON.parse(deleted.stdout)).toMatchObject({ email: "ops@example.com", deleted: true });
     expect((await session.request("GET", "/console/api/session")).status).toBe(401);
     expect((await new ConsoleClient(t.url).signIn("ops@example.com", "a brand new passphrase")).status).toBe(401);
 
-    const again = gatewayCli(["users", "delete", "--email", "ops@example.com"]);
-    expect(again.status).toBe(1);
+    const again = await gatewayCli(["users", "delete", "--email", "ops@example.com"]);
+    expect(again.code).toBe(1);
     expect(again.stderr).toBe("gateway: No console user with the email ops@example.com\n");
   });
 });

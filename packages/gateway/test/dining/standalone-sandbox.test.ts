@@ -2,36 +2,28 @@
 // venue's confirmation is pushed to the URL given (here a forwarding proxy standing for the load balancer, since the
 // gateway's own port is only known later), signed with GATEWAY_HOOK_SECRET_DINING, and reaches the tenant as
 // reservation.confirmed. Without the secret in the environment, --json refuses to start.
-import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
 import type { SandboxHooks } from "@provider-gateway/sandbox";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { type CliProcess, startCli } from "../cli.ts";
 import { startStatefulProvider } from "../stateful/provider-setup.ts";
 import { type DiningSetup, delivered, dining, freeSlot } from "./setup.ts";
 
-const cli = path.resolve(import.meta.dirname, "../../bin/gateway.js");
+/** Leaves the hook secrets of this process's environment, if any, out of a child's. */
+const withoutHookSecrets = Object.fromEntries(
+  Object.keys(process.env)
+    .filter((name) => name.startsWith("GATEWAY_HOOK_SECRET_"))
+    .map((name) => [name, undefined]),
+);
 
 /** `gateway sandbox` as a child process; answers its upstream URLs (its --json line) and the process. */
-async function sandboxProcess(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [cli, "sandbox", "--port-base", "0", "--json", ...args], {
-    env: { ...process.env, SANDBOX_VENUE_DELAY_MS: "100", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+async function sandboxProcess(args: string[], env: Record<string, string | undefined>) {
+  const sandbox = startCli(["sandbox", "--port-base", "0", "--json", ...args], {
+    env: { SANDBOX_VENUE_DELAY_MS: "100", ...env },
   });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const line = await new Promise<string | undefined>((resolve) => {
-    child.stdout.on("data", () => out.includes("\n") && resolve(out.slice(0, out.indexOf("\n"))));
-    child.once("exit", () => resolve(undefined));
-  });
-  return { child, urls: line ? (JSON.parse(line) as Record<string, string>) : undefined, stderr: () => err };
+  const line = await sandbox.waitForLine(/^/).catch(() => undefined); // its first line, if it prints one
+  return { sandbox, urls: line ? (JSON.parse(line) as Record<string, string>) : undefined };
 }
 
 /** Forwards POST /hooks/… to wherever the gateway listens once it does (as a load balancer would). */
@@ -55,7 +47,7 @@ async function forwardingProxy(target: () => string) {
 }
 
 let s: DiningSetup;
-let child: ChildProcess | undefined;
+let sandbox: CliProcess | undefined;
 let proxy: { url: string; close(): void } | undefined;
 beforeAll(async () => {
   s = await startStatefulProvider({
@@ -69,20 +61,15 @@ beforeAll(async () => {
         GATEWAY_HOOK_SECRET_RIDES: "whsec_unusedRidesSecretForThisTest",
         GATEWAY_HOOK_SECRET_PAYMENTS: "whsec_unusedPaymentsSecretForThisTest",
       });
-      child = started.child;
-      if (!started.urls?.dining) throw new Error(`gateway sandbox did not start: ${started.stderr()}`);
-      return {
-        url: started.urls.dining,
-        close: async () => {
-          started.child.kill("SIGTERM");
-        },
-      };
+      sandbox = started.sandbox;
+      if (!started.urls?.dining) throw new Error(`gateway sandbox did not start: ${started.sandbox.stderr()}`);
+      return { url: started.urls.dining, close: () => started.sandbox.stop() };
     },
   });
 }, 60_000);
 afterAll(async () => {
   await s?.close();
-  child?.kill("SIGKILL");
+  await sandbox?.stop("SIGKILL");
   proxy?.close();
 });
 
@@ -101,36 +88,22 @@ it("pushes the venue's confirmation to --hooks-url, signed with GATEWAY_HOOK_SEC
 });
 
 it("refuses --hooks-url with --json when a hook secret is not in the environment", async () => {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("GATEWAY_HOOK_SECRET_")),
-  ) as Record<string, string>;
-  const started = await sandboxProcess(["--hooks-url", "http://127.0.0.1:9"], env);
+  const started = await sandboxProcess(["--hooks-url", "http://127.0.0.1:9"], withoutHookSecrets);
   expect(started.urls).toBeUndefined();
-  expect(started.child.exitCode).toBe(1);
-  expect(started.stderr()).toContain("needs GATEWAY_HOOK_SECRET_");
+  expect(started.sandbox.child.exitCode).toBe(1);
+  expect(started.sandbox.stderr()).toContain("needs GATEWAY_HOOK_SECRET_");
 });
 
 it("prints the lines for the gateway's environment, with the hook secrets it made", async () => {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("GATEWAY_HOOK_SECRET_")),
-  ) as Record<string, string>;
-  const child = spawn(process.execPath, [cli, "sandbox", "--port-base", "0", "--hooks-url", "http://127.0.0.1:9/"], {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
+  const printing = startCli(["sandbox", "--port-base", "0", "--hooks-url", "http://127.0.0.1:9/"], {
+    env: withoutHookSecrets,
   });
   try {
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", () => out.includes("GATEWAY_HOOK_SECRET_PAYMENTS=") && out.endsWith("\n") && resolve());
-      child.once("exit", (code) => reject(new Error(`exited with ${code}: ${out}`)));
-    });
+    await printing.waitForLine("GATEWAY_HOOK_SECRET_PAYMENTS=");
   } finally {
-    child.kill("SIGTERM");
+    await printing.stop();
   }
-  const lines = out.trim().split("\n");
+  const lines = printing.stdout().trim().split("\n");
   expect(lines.filter((line) => line.startsWith("GATEWAY_UPSTREAM_")).length).toBe(8);
   expect(lines).toContainEqual(expect.stringMatching(/^GATEWAY_UPSTREAM_DINING_URL=http:\/\/127\.0\.0\.1:\d+$/));
   const secrets = lines.filter((line) => line.startsWith("GATEWAY_HOOK_SECRET_")).map((line) => line.split("=")[0]);

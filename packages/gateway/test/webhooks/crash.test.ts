@@ -1,20 +1,18 @@
 // A gateway process killed with SIGKILL in the middle of a burst of deliveries loses no event: restarted on the same
 // store, it delivers every event at least once (in-flight deliveries of the dead process are retried). On SQLite an
 // attempt cut short by the kill is not counted: it is made again under its number, and the schedule loses no step.
-import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { randomBase62 } from "../../src/core/ids.ts";
+import { startCli } from "../cli.ts";
 import { freePort, testStore } from "../harness.ts";
 import { eventually } from "./fake-clock.ts";
 import { type Receiver, startReceiver } from "./receiver.ts";
 import type { DeliveryView } from "./setup.ts";
 
-const root = fileURLToPath(new URL("../../../../", import.meta.url));
 const postgresUrl = process.env.GATEWAY_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -38,29 +36,16 @@ async function storeEnv(dataDir: string): Promise<Record<string, string>> {
   return { GATEWAY_DATABASE_URL: `${postgresUrl}?options=${encodeURIComponent(`-c search_path=${schema}`)}` };
 }
 
-/** Starts `gateway serve` as a child process and waits until it answers; collects its standard output. */
-async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; url: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", "serve"], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  cleanups.push(() => {
-    if (child.exitCode === null) child.kill("SIGKILL");
-  });
+/** Starts `gateway serve` as a child process and waits until it answers; kill() ends it with SIGKILL, as a crash would. */
+async function serve(
+  env: Record<string, string>,
+): Promise<{ url: string; output: () => string; kill(): Promise<void> }> {
+  const node = startCli(["serve"], { env });
+  const kill = () => node.stop("SIGKILL");
+  cleanups.push(kill);
   const url = `http://127.0.0.1:${env.PORT}`;
-  await eventually(async () => {
-    if (child.exitCode !== null) throw new Error(`gateway serve exited: ${output}`);
-    return (await fetch(`${url}/healthz`).catch(() => undefined))?.ok ? true : undefined;
-  }, 60_000);
-  return { child, output: () => output, url };
+  await node.waitForHttp(`${url}/healthz`, 60_000);
+  return { url, output: node.output, kill };
 }
 
 async function startKey(dataDir: string, output: () => string): Promise<string> {
@@ -110,8 +95,7 @@ describe("a killed gateway process", () => {
       const sent = (await (await call(first.url, "send_test_event")).json()) as { data: { event: { id: string } } };
       const eventId = sent.data.event.id;
       await receiver.waitFor(1);
-      first.child.kill("SIGKILL");
-      await new Promise((resolve) => first.child.once("exit", resolve));
+      await first.kill();
 
       const second = await serve(env);
       await receiver.waitFor(2, 30_000);
@@ -165,8 +149,7 @@ describe("a killed gateway process", () => {
       }),
     );
     await eventually(() => (received.size >= 5 ? true : undefined));
-    first.child.kill("SIGKILL");
-    await new Promise((resolve) => first.child.once("exit", resolve));
+    await first.kill();
     expect(received.size).toBeLessThan(sent.length);
 
     hangEveryThird = false;
