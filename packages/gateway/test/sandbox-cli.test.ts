@@ -1,6 +1,7 @@
 // `gateway sandbox` as a separate process when a sandbox cannot listen: it stops the sandboxes it started, says which
 // one failed and why on standard error, and exits with 1 (rather than run on with some providers up). A --port-base
-// that is not a port, or too high for every sandbox to get one, is refused before anything starts.
+// that is not a port, or too high for every sandbox to get one, is refused before anything starts; so is a hook secret
+// whose variable names no provider with hooks.
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./cli.ts";
@@ -60,5 +61,18 @@ describe.skipIf(testStore() !== "sqlite")("gateway sandbox that cannot start", {
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr.trimEnd()).toMatch(message);
+  });
+
+  it("a hook secret that names no provider with hooks is refused before any sandbox starts", async () => {
+    const { code, stdout, stderr } = await runCli(
+      ["sandbox", "--port-base", "0", "--hooks-url", "http://127.0.0.1:8080"],
+      { env: { GATEWAY_DATABASE_URL: "", GATEWAY_HOOK_SECRET_DINNING: "whsec_misspelt" }, timeoutMs: 30_000 },
+    );
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      "gateway: GATEWAY_HOOK_SECRET_DINNING: there is no provider dinning; the providers with inbound hooks are " +
+        "dining, delivery, rides, payments\n",
+    );
   });
 });

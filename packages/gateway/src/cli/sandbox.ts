@@ -4,7 +4,7 @@
 import { Command } from "commander";
 import { loadConfig, parseHost, parsePort } from "../config.ts";
 import { Registry } from "../providers/registry.ts";
-import { hookSecretsFor } from "../upstreams.ts";
+import { hookSecretsFor, misnamedProviderSetting } from "../upstreams.ts";
 
 interface SandboxCommandOptions {
   host: string;
@@ -86,6 +86,12 @@ function hookSettings(providers: Registry["providers"], options: SandboxCommandO
   if (hooksUrl !== undefined) {
     if (!/^https?:\/\/[^/]/.test(hooksUrl)) throw new Error(`--hooks-url must be an http(s) URL, not "${hooksUrl}"`);
     const config = loadConfig(process.env);
+    const misnamed = misnamedProviderSetting(new Registry().providers, {
+      ...config,
+      upstreamUrls: {},
+      oauthClients: {},
+    });
+    if (misnamed) throw new Error(misnamed);
     // Every sandbox runs in this process, whatever upstream URLs the environment names.
     secrets = hookSecretsFor(providers, { ...config, upstreamUrls: {}, startSandboxes: true });
     generated = Object.fromEntries(Object.entries(secrets).filter(([id]) => !config.hookSecrets[id]));
