@@ -1,6 +1,7 @@
 // loadConfig: what each variable accepts, and that anything else stops the start with an error naming the variable.
 import { describe, expect, it } from "vitest";
-import { loadConfig, maxTimerMs } from "./config.ts";
+import { loadConfig } from "./config.ts";
+import { maxTimerMs } from "./config-values.ts";
 
 it.each([
   [undefined, false],

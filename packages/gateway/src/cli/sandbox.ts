@@ -2,7 +2,8 @@
 // --hooks-url, the providers that push state changes (a venue confirming a reservation, a courier's progress) push
 // them to <url>/hooks/<provider_id>, signed with GATEWAY_HOOK_SECRET_<ID> — the gateway nodes need the same secret.
 import { Command } from "commander";
-import { loadConfig, parseHost, parsePort } from "../config.ts";
+import { loadConfig } from "../config.ts";
+import { parseHost, parsePort } from "../config-values.ts";
 import { Registry } from "../providers/registry.ts";
 import { hookSecretsFor, misnamedProviderSetting } from "../upstreams.ts";
 
