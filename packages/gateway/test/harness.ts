@@ -42,9 +42,11 @@ export const testStore = (): "sqlite" | "postgres" =>
 // Ports for a listener that starts later (a child `gateway serve`) or for one that must stay closed. listen(0) would hand
 // out a port of the kernel's ephemeral range, which any outgoing connection made meanwhile (to PostgreSQL, to a
 // sandbox) may take as its local port; ports below that range are never handed out by the kernel, and each vitest
-// worker draws from its own block of them, so a port returned here stays free until its user binds it.
+// worker draws from its own block of them, so a port returned here stays free until its user binds it. Each process
+// starts at a random place in its block: two test runs at once (whose workers share pool ids) would otherwise hand out
+// the same ports in the same order.
 const PORTS_PER_WORKER = 500;
-let nextPortOffset = 0;
+let nextPortOffset = Math.floor(Math.random() * PORTS_PER_WORKER);
 
 const ephemeralRangeStart = ((): number => {
   try {
