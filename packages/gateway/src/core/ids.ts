@@ -17,6 +17,17 @@ export function randomBase62(length: number): string {
 
 export const newId = (prefix: string, length = 22) => `${prefix}_${randomBase62(length)}`;
 
+/**
+ * An identifier that sorts by creation time: the milliseconds since the epoch in 8 base62 characters (enough until
+ * the year 8900), then random characters, in the same shape as newId. Rows keyed by such ids are inserted at the end
+ * of their index rather than on a random page of it. `now` is the gateway's clock.
+ */
+export function timeOrderedId(prefix: string, now: number, length = 22): string {
+  let time = "";
+  for (let n = Math.max(0, Math.floor(now)), i = 0; i < 8; i++, n = Math.floor(n / 62)) time = base62[n % 62] + time;
+  return `${prefix}_${time}${randomBase62(length - 8)}`;
+}
+
 export const base62Pattern = (prefix: string, length: number) => new RegExp(`^${prefix}_[0-9A-Za-z]{${length}}$`);
 
 /**

@@ -5,7 +5,7 @@ import type { Kysely } from "kysely";
 import type { Database, EventsTable } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import { GatewayError, notFound } from "../errors.ts";
-import { newId } from "../ids.ts";
+import { timeOrderedId } from "../ids.ts";
 import { newestFirstPage } from "../pagination.ts";
 import { newDelivery } from "../webhooks/deliveries.ts";
 import { isEventType, subscribes } from "./event-types.ts";
@@ -64,7 +64,7 @@ export class Events {
       throw new GatewayError("internal_error", `"${input.type}" is not an event type the gateway emits`);
     }
     const now = this.clock.now();
-    const id = newId("evt");
+    const id = timeOrderedId("evt", now);
     const envelope: EventEnvelope = {
       id,
       type: input.type,

@@ -5,7 +5,7 @@ import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "../
 import type { Clock } from "../clock.ts";
 import { conflict } from "../errors.ts";
 import type { Events } from "../events/events.ts";
-import { newId } from "../ids.ts";
+import { timeOrderedId } from "../ids.ts";
 import { deliveryWindowMs } from "./schedule.ts";
 
 export function newDelivery(input: {
@@ -15,7 +15,7 @@ export function newDelivery(input: {
   now: number;
 }): WebhookDeliveriesTable {
   return {
-    id: newId("whd"),
+    id: timeOrderedId("whd", input.now),
     event_id: input.eventId,
     account_id: input.accountId,
     endpoint_id: input.endpointId,
