@@ -4,20 +4,14 @@
 import type { Kysely, QueryResult } from "kysely";
 import type { StoreKind } from "../../store/database.ts";
 import { precompilePerCount } from "../../store/precompiled.ts";
-import type { Database, WebhookDeliveriesTable } from "../../store/schema.ts";
+import type { Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { Events } from "../events/events.ts";
+import { type AttemptDeps, attemptDelivery, type ReadyAttempt } from "./attempt.ts";
 import { AttemptLog } from "./attempt-log.ts";
-import {
-  type ClaimDueDeliveries,
-  claimDueDeliveries,
-  endWithoutEndpoint,
-  releaseClaims,
-  releaseLeftoverLeases,
-} from "./claim.ts";
+import { type ClaimDueDeliveries, claimDueDeliveries, releaseClaims, releaseLeftoverLeases } from "./claim.ts";
 import type { WebhookEndpoints } from "./endpoints.ts";
 import type { WebhookSender } from "./sender.ts";
-import { signatureHeader } from "./signature.ts";
 import { type AttemptTarget, AttemptTargets } from "./targets.ts";
 
 export interface WorkerOptions {
@@ -41,13 +35,8 @@ const purgeIntervalMs = 3600_000;
 /** After a wake, poll briefly at this pace: the waking transaction may not have committed yet. */
 const wakeWindowMs = 250;
 
-interface ReadyAttempt {
-  delivery: WebhookDeliveriesTable;
-  body: string | undefined;
-}
-
 export class WebhookWorker {
-  private readonly attemptLog: AttemptLog;
+  private readonly attemptDeps: AttemptDeps;
   private readonly claim: ClaimDueDeliveries;
   private readonly targets: AttemptTargets;
   private readonly eventBodies: (ids: readonly string[]) => Promise<QueryResult<unknown>>;
@@ -69,7 +58,14 @@ export class WebhookWorker {
     private readonly deps: WorkerDeps,
     private readonly options: WorkerOptions,
   ) {
-    this.attemptLog = new AttemptLog(deps.db, deps.clock);
+    this.attemptDeps = {
+      db: deps.db,
+      clock: deps.clock,
+      sender: deps.sender,
+      attemptLog: new AttemptLog(deps.db, deps.clock),
+      userAgent: options.userAgent,
+      log: deps.log,
+    };
     this.claim = claimDueDeliveries(deps.db, deps.kind);
     this.targets = new AttemptTargets(deps.db, deps.endpoints);
     // A batch names up to a concurrency's worth of events: the lookup is compiled once per count, not per batch.
@@ -165,11 +161,10 @@ export class WebhookWorker {
   }
 
   private async handBack(batch: readonly ReadyAttempt[]): Promise<void> {
-    const released = releaseClaims(
-      this.deps.db,
-      batch.map((entry) => entry.delivery),
+    const deliveries = batch.map((entry) => entry.delivery);
+    await releaseClaims(this.deps.db, deliveries).catch((err: unknown) =>
+      this.deps.log.error({ err }, "releasing webhook claims failed"),
     );
-    await released.catch((err: unknown) => this.deps.log.error({ err }, "releasing webhook claims failed"));
     for (const _ of batch) this.slotFreed();
   }
 
@@ -184,44 +179,13 @@ export class WebhookWorker {
     if (this.waitingForRoom && this.room() >= this.options.concurrency) this.sleeper?.();
   }
 
-  private async attempt(ready: ReadyAttempt, target: AttemptTarget | undefined): Promise<void> {
-    const { delivery, body } = ready;
-    const attemptedAt = this.deps.clock.now();
+  /** One attempt; its slot is freed once the receiver answered (or no attempt is made), before the outcome is written. */
+  private attempt(ready: ReadyAttempt, target: AttemptTarget | undefined): Promise<void> {
     let released = false;
-    const release = () => {
+    return attemptDelivery(this.attemptDeps, ready, target, () => {
       if (!released) this.slotFreed();
       released = true;
-    };
-    try {
-      if (target === undefined) {
-        // Deleted since the claim: no attempt (the deletion ended its pending deliveries as failed).
-        release();
-        await endWithoutEndpoint(this.deps.db, delivery, attemptedAt);
-        return;
-      }
-      const { url, secrets } = target;
-      if (body === undefined) {
-        release();
-        const error = "the event no longer exists";
-        const outcome = { ok: false, statusCode: null, latencyMs: 0, error, responseBody: null };
-        await this.attemptLog.record({ delivery, url, attemptedAt, outcome, final: true });
-        return;
-      }
-      const headers = {
-        "Content-Type": "application/json",
-        "Gateway-Event-Id": delivery.event_id,
-        "Gateway-Signature": signatureHeader(body, secrets, attemptedAt),
-        "Gateway-Delivery-Attempt": String(delivery.attempt_count),
-        "User-Agent": this.options.userAgent,
-      };
-      const outcome = await this.deps.sender.send(url, headers, body);
-      release();
-      await this.attemptLog.record({ delivery, url, attemptedAt, outcome });
-    } catch (err) {
-      release();
-      // The lease runs out and another pass retries: nothing is lost, at worst delivered twice.
-      this.deps.log.error({ err, delivery_id: delivery.id }, "recording a webhook attempt failed");
-    }
+    });
   }
 
   private async loop(): Promise<void> {
