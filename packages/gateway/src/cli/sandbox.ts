@@ -25,7 +25,8 @@ export function sandboxCommand(): Command {
     )
     .option("--json", "print the upstream URLs as JSON")
     .action(async (options: SandboxCommandOptions) => {
-      const providers = new Registry().providers.filter((p) => p.sandbox);
+      const all = new Registry().providers;
+      const providers = all.filter((p) => p.sandbox);
       parseHost("--host", options.host);
       const base = parsePort("--port-base", options.portBase);
       const last = base + providers.length - 1;
@@ -34,7 +35,7 @@ export function sandboxCommand(): Command {
           `--port-base ${base} is too high: the ${providers.length} sandboxes take ports ${base} to ${last}, past 65535`,
         );
       }
-      const hooks = hookSettings(providers, options);
+      const hooks = hookSettings(all, options);
       const sandbox = await import("@provider-gateway/sandbox");
       const urls: Record<string, string> = {};
       const running: { close(): Promise<void> }[] = [];
@@ -87,7 +88,7 @@ function hookSettings(providers: Registry["providers"], options: SandboxCommandO
   if (hooksUrl !== undefined) {
     if (!/^https?:\/\/[^/]/.test(hooksUrl)) throw new Error(`--hooks-url must be an http(s) URL, not "${hooksUrl}"`);
     const config = loadConfig(process.env);
-    const misnamed = misnamedProviderSetting(new Registry().providers, {
+    const misnamed = misnamedProviderSetting(providers, {
       ...config,
       upstreamUrls: {},
       oauthClients: {},

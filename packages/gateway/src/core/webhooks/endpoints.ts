@@ -65,7 +65,7 @@ interface SecretRow {
 
 export class WebhookEndpoints {
   private readonly listeners = new Set<(endpointId: string) => void>();
-  /** The secrets of some endpoints, compiled once per count: delivery reads them for every group of attempts. */
+  /** The secrets of some endpoints, compiled once per count: delivery reads them whenever its kept copy is stale. */
   private readonly secretsOf: (endpointIds: readonly string[]) => Promise<{ rows: unknown[] }>;
 
   constructor(
