@@ -34,6 +34,8 @@ const requests = [
 
 interface Node {
   gateway: Gateway;
+  /** On PostgreSQL: the server's CPU per request is measured too (the server runs on this machine). */
+  postgres: boolean;
   url: string;
   key: string;
   cleanup(): Promise<void>;
@@ -81,7 +83,7 @@ async function measure(
     const headers: Record<string, string> = { authorization: `Bearer ${node.key}`, "content-type": "application/json" };
     if (variant === "fresh key") headers["idempotency-key"] = "bench-[<id>]";
     if (variant === "replayed key") headers["idempotency-key"] = `bench-same-${request.name}`;
-    return sample(`${node.url}${request.path}`, headers, request.body, duration, connections);
+    return sample(`${node.url}${request.path}`, headers, request.body, duration, connections, node.postgres);
   };
   for (const variant of variants) await run(variant, 1); // warm-up
   const samples = Object.fromEntries(variants.map((v) => [v, [] as Sample[]])) as Record<Variant, Sample[]>;
@@ -96,12 +98,14 @@ async function measure(
 
   const rps = (v: Variant) => median(samples[v].map((s) => s.requestsPerSecond));
   const cpu = (v: Variant) => median(samples[v].map((s) => s.cpuMicrosPerRequest));
+  const databaseCpu = (v: Variant) => median(samples[v].map((s) => s.databaseCpuMicrosPerRequest ?? 0));
   printTable(
     `${label}: ${request.name}, ${rounds} rounds × ${seconds} s, ${connections} connections (medians)`,
     variants.map((v) => ({
       variant: v,
       "req/s": round(rps(v), 0),
       "CPU µs/req": round(cpu(v), 0),
+      ...(limited.postgres && { "PostgreSQL CPU µs/req": round(databaseCpu(v), 0) }),
       "p50 ms": median(samples[v].map((s) => s.p50Ms)),
       "p99 ms": median(samples[v].map((s) => s.p99Ms)),
       "non-2xx or errors": samples[v].reduce((sum, s) => sum + s.failures, 0),
@@ -132,6 +136,8 @@ async function startGateway(store: "sqlite" | "postgres", env: Record<string, st
       GATEWAY_DATABASE_URL: postgresUrl,
       GATEWAY_REDIS_URL: redisUrl,
       GATEWAY_REDIS_KEY_PREFIX: `bench-${randomBase62(8)}:`,
+      // GATEWAY_NO_PREPARED_STATEMENTS=1 in the benchmark's environment measures without prepared statements.
+      GATEWAY_NO_PREPARED_STATEMENTS: process.env.GATEWAY_NO_PREPARED_STATEMENTS ?? "",
     }),
     ...env,
   });
@@ -150,6 +156,7 @@ async function startGateway(store: "sqlite" | "postgres", env: Record<string, st
   });
   return {
     gateway,
+    postgres: store === "postgres",
     url,
     key,
     async cleanup() {

@@ -1,12 +1,16 @@
 // One measurement: autocannon in a child process (load-child.ts) against a URL, with this process's CPU time over
-// the run divided by the requests answered — the gateways run in this process, the load generator does not.
-import { spawn } from "node:child_process";
+// the run divided by the requests answered — the gateways run in this process, the load generator does not — and, on
+// PostgreSQL, the database server's CPU time the same way.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 
 export interface Sample {
   requestsPerSecond: number;
   /** CPU time of this process per request answered, in microseconds. */
   cpuMicrosPerRequest: number;
+  /** CPU time of the local PostgreSQL server's processes per request answered, when asked for, in microseconds. */
+  databaseCpuMicrosPerRequest: number | undefined;
   p50Ms: number;
   p99Ms: number;
   failures: number;
@@ -20,6 +24,7 @@ export async function sample(
   body: string,
   seconds: number,
   connections: number,
+  measureDatabase = false,
 ): Promise<Sample> {
   // idReplacement: "[<id>]" in a header becomes a unique id in every request (a fresh Idempotency-Key each time).
   const options = { url, method: "POST", headers, body, duration: seconds, connections, idReplacement: true };
@@ -31,8 +36,10 @@ export async function sample(
     out += chunk.toString();
   });
   const before = process.cpuUsage();
+  const databaseBefore = measureDatabase ? postgresCpuTicks() : undefined;
   await new Promise((resolve) => child.once("exit", resolve));
   const used = process.cpuUsage(before);
+  const databaseSeconds = databaseBefore && cpuSecondsSince(databaseBefore, postgresCpuTicks());
   const result = JSON.parse(out) as {
     requests: { average: number; total: number };
     latency: { p50: number; p99: number };
@@ -43,8 +50,39 @@ export async function sample(
   return {
     requestsPerSecond: result.requests.average,
     cpuMicrosPerRequest: (used.user + used.system) / Math.max(1, result.requests.total),
+    databaseCpuMicrosPerRequest:
+      databaseSeconds === undefined ? undefined : (databaseSeconds * 1e6) / Math.max(1, result.requests.total),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     failures: result.non2xx + result.errors + result.timeouts,
   };
+}
+
+// USER_HZ: 100 on every Linux architecture Node supports.
+const clockTicksPerSecond = 100;
+
+/** CPU time (user + system, in clock ticks) of each process named postgres on this machine: server and backends. */
+function postgresCpuTicks(): Map<string, number> {
+  const ticks = new Map<string, number>();
+  const pids = execFileSync("pgrep", ["-x", "postgres"], { encoding: "utf8" }).trim().split("\n");
+  for (const pid of pids) {
+    try {
+      // /proc/PID/stat: fields 14 and 15 (utime, stime), counted after the ")" that ends the name.
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // A backend that ended between pgrep and the read.
+    }
+  }
+  return ticks;
+}
+
+/**
+ * Per process, so that a backend ending in between (a pool closing an idle connection) takes away only what it used
+ * since the first reading, not all it ever used; a backend started in between counts from zero.
+ */
+function cpuSecondsSince(before: Map<string, number>, after: Map<string, number>): number {
+  let ticks = 0;
+  for (const [pid, now] of after) ticks += now - (before.get(pid) ?? 0);
+  return ticks / clockTicksPerSecond;
 }

@@ -28,6 +28,8 @@ export interface GatewayConfig {
   dataDir: string;
   /** postgres://… or undefined for the embedded SQLite store in dataDir. */
   databaseUrl: string | undefined;
+  /** PostgreSQL: statements run more than once are prepared on each connection (off behind a pooler without them). */
+  preparedStatements: boolean;
   redisUrl: string | undefined;
   masterKey: string | undefined;
   logLevel: string;
@@ -98,6 +100,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     trustProxy: trustProxy(env.GATEWAY_TRUST_PROXY),
     dataDir: path.resolve(env.GATEWAY_DATA_DIR ?? "./data"),
     databaseUrl,
+    preparedStatements: !flag(env, "GATEWAY_NO_PREPARED_STATEMENTS"),
     redisUrl: redisUrl(env.GATEWAY_REDIS_URL),
     masterKey: env.GATEWAY_MASTER_KEY || undefined,
     logLevel: logLevel(env.GATEWAY_LOG_LEVEL),

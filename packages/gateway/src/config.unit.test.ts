@@ -50,13 +50,23 @@ describe("GATEWAY_ENV", () => {
 });
 
 describe("switches", () => {
-  const names = ["GATEWAY_NO_SANDBOXES", "GATEWAY_NO_WEBHOOK_WORKER", "GATEWAY_NO_RATE_LIMITS"] as const;
+  const names = [
+    "GATEWAY_NO_SANDBOXES",
+    "GATEWAY_NO_WEBHOOK_WORKER",
+    "GATEWAY_NO_RATE_LIMITS",
+    "GATEWAY_NO_PREPARED_STATEMENTS",
+  ] as const;
   it.each(["1", "true", "yes", "TRUE", "Yes"])("%j turns each on", (value) => {
     const config = loadConfig({
       ...Object.fromEntries(names.map((n) => [n, value])),
       GATEWAY_WEBHOOK_ALLOW_PRIVATE: value,
     });
-    expect([config.startSandboxes, config.webhookWorker, config.rateLimitsEnabled]).toEqual([false, false, false]);
+    expect([config.startSandboxes, config.webhookWorker, config.rateLimitsEnabled, config.preparedStatements]).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(config.webhookAllowPrivate).toBe(true);
   });
 
@@ -65,7 +75,12 @@ describe("switches", () => {
       ...Object.fromEntries(names.map((n) => [n, value])),
       GATEWAY_WEBHOOK_ALLOW_PRIVATE: value,
     });
-    expect([config.startSandboxes, config.webhookWorker, config.rateLimitsEnabled]).toEqual([true, true, true]);
+    expect([config.startSandboxes, config.webhookWorker, config.rateLimitsEnabled, config.preparedStatements]).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect(config.webhookAllowPrivate).toBe(false);
   });
 

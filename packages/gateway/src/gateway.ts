@@ -86,6 +86,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const log = lateLog();
   const storeOptions: StoreOptions = {
     databaseUrl: config.databaseUrl,
+    preparedStatements: config.preparedStatements,
     dataDir: config.dataDir,
     // A serving gateway on SQLite never waits for a checkpoint of the write-ahead log (store/checkpointer.ts).
     backgroundCheckpoints: {

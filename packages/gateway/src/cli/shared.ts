@@ -5,7 +5,11 @@ import { openStore, type Store } from "../store/database.ts";
 
 export async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = openStore({
+    databaseUrl: config.databaseUrl,
+    preparedStatements: config.preparedStatements,
+    dataDir: config.dataDir,
+  });
   try {
     await store.migrate();
     return await work(store);

@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from "./checkpointer.ts";
 import { migrationProvider } from "./migrations/index.ts";
+import { withPreparedStatements } from "./prepared-statements.ts";
 import type { Database } from "./schema.ts";
 import { withStatementCache } from "./statement-cache.ts";
 
@@ -29,6 +30,8 @@ export interface StoreOptions {
   /** PostgreSQL schema to use instead of `public` (tests isolate themselves this way). */
   schema?: string;
   poolSize?: number;
+  /** PostgreSQL: prepare statements run more than once on each connection (store/prepared-statements.ts); default on. */
+  preparedStatements?: boolean;
   /** SQLite: checkpoint the write-ahead log on a worker thread instead of on the committing connection. */
   backgroundCheckpoints?: CheckpointerOptions;
   /**
@@ -87,7 +90,9 @@ function openPostgres(url: string, options: StoreOptions): Store {
   // in flight fails on its own; the pool replaces the connection.
   pool.on("connect", (client) => client.on("error", (error) => options.onConnectionError?.(error)));
   pool.on("error", () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: options.preparedStatements === false ? pool : withPreparedStatements(pool) }),
+  });
   const store = finishStore(db, "postgres", options.schema);
   return {
     ...store,
