@@ -9,6 +9,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { Pool } from "undici";
 import { applyServingV8Settings } from "../../packages/gateway/src/cli/v8-settings.ts";
+import { flag } from "../../packages/gateway/src/config-values.ts";
 import { Accounts } from "../../packages/gateway/src/core/accounts.ts";
 import { systemClock } from "../../packages/gateway/src/core/clock.ts";
 import { SecretBox } from "../../packages/gateway/src/core/crypto/secret-box.ts";
@@ -21,6 +22,10 @@ import { firstLine, startNode } from "../shared/processes.ts";
 
 const concurrency = 64;
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+/** BENCH_STORES=sqlite (or postgres) measures one store only. */
+const stores = (process.env.BENCH_STORES ?? "sqlite,postgres")
+  .split(",")
+  .filter((name): name is "sqlite" | "postgres" => name === "sqlite" || name === "postgres");
 
 const median = (values: Measured[]): Measured => {
   const sorted = [...values].sort((a, b) => a.perSecond - b.perSecond);
@@ -48,6 +53,8 @@ export async function backlog(kind: "sqlite" | "postgres", receiverUrl: string, 
     dataDir,
     databaseUrl: kind === "postgres" ? postgresUrl : undefined,
     ...(kind === "postgres" && { schema, poolSize: 10 }),
+    // GATEWAY_NO_PREPARED_STATEMENTS=1 in the benchmark's environment measures PostgreSQL without prepared statements.
+    preparedStatements: !flag(process.env, "GATEWAY_NO_PREPARED_STATEMENTS"),
     // As `gateway serve` opens it: SQLite's log checkpointed on a worker thread.
     backgroundCheckpoints: { onError: (error) => console.error("background checkpoints stopped", error) },
   });
@@ -193,7 +200,7 @@ export async function run(events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 50
   try {
     const receiverUrl = (JSON.parse(await firstLine(receiver)) as { url: string }).url;
     const rows: Record<string, string | number>[] = [];
-    for (const kind of ["sqlite", "postgres"] as const) {
+    for (const kind of stores) {
       const target = await backlog(kind, receiverUrl, events);
       try {
         const bodies = (await target.store.db.selectFrom("events").select("body").execute()).map((row) => row.body);
