@@ -2,8 +2,8 @@
 // the run divided by the requests answered — the gateways run in this process, the load generator does not — and, on
 // PostgreSQL, the database server's CPU time the same way.
 import { execFileSync, spawn } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
+import { clockTicksPerSecond, cpuTicksOf } from "../shared/processes.ts";
 
 export interface Sample {
   requestsPerSecond: number;
@@ -58,18 +58,12 @@ export async function sample(
   };
 }
 
-// USER_HZ: 100 on every Linux architecture Node supports.
-const clockTicksPerSecond = 100;
-
-/** CPU time (user + system, in clock ticks) of each process named postgres on this machine: server and backends. */
+/** CPU time (clock ticks) of each process named postgres on this machine: the server and its backends. */
 function postgresCpuTicks(): Map<string, number> {
   const ticks = new Map<string, number>();
-  const pids = execFileSync("pgrep", ["-x", "postgres"], { encoding: "utf8" }).trim().split("\n");
-  for (const pid of pids) {
+  for (const pid of execFileSync("pgrep", ["-x", "postgres"], { encoding: "utf8" }).trim().split("\n")) {
     try {
-      // /proc/PID/stat: fields 14 and 15 (utime, stime), counted after the ")" that ends the name.
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-      ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+      ticks.set(pid, cpuTicksOf(pid));
     } catch {
       // A backend that ended between pgrep and the read.
     }

@@ -18,7 +18,14 @@ export interface Child {
 }
 
 // USER_HZ: 100 on every Linux architecture Node supports.
-const clockTicksPerSecond = 100;
+export const clockTicksPerSecond = 100;
+
+/** CPU time a process has used so far (user + system), in clock ticks; throws when it is gone. */
+export function cpuTicksOf(pid: number | string): number {
+  // /proc/PID/stat: fields 14 and 15 (utime, stime), counted after the ")" that ends the name.
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return Number(fields[11]) + Number(fields[12]);
+}
 
 export function startNode(
   args: string[],
@@ -39,9 +46,7 @@ export function startNode(
       return kib / 1024;
     },
     cpuSeconds() {
-      // /proc/PID/stat: fields 14 and 15 (utime, stime) in clock ticks, counted after the ")" that ends the name.
-      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-      return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+      return cpuTicksOf(String(child.pid)) / clockTicksPerSecond;
     },
     stop() {
       return new Promise((resolve) => {
