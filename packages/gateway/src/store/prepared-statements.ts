@@ -15,7 +15,7 @@ import type pg from "pg";
 
 /**
  * Texts named at most, per pool: what each connection may come to hold on the server. The gateway's statements are
- * far fewer; texts that vary without end (an IN list's length) stop being named here, and run as before.
+ * far fewer; texts beyond these (the many lengths of an IN list, say) run unnamed, as before.
  */
 const maxNamed = 256;
 
