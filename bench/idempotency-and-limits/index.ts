@@ -18,6 +18,7 @@ import { createGateway, type Gateway } from "../../packages/gateway/src/gateway.
 import { platformProvider } from "../../packages/gateway/src/providers/platform/manifest.ts";
 import { median, printTable, round } from "../shared/load.ts";
 import { firstLine, startNode } from "../shared/processes.ts";
+import { type BenchStore, benchStores } from "../shared/stores.ts";
 import { benchProvider } from "./provider.ts";
 import { type Sample, sample } from "./sample.ts";
 
@@ -41,11 +42,6 @@ interface Node {
   cleanup(): Promise<void>;
 }
 
-/** BENCH_STORES=sqlite (or postgres) measures one store only. */
-const stores = (process.env.BENCH_STORES ?? "sqlite,postgres")
-  .split(",")
-  .filter((name): name is "sqlite" | "postgres" => name === "sqlite" || name === "postgres");
-
 export async function run(seconds = Number(process.env.BENCH_SECONDS ?? 5)): Promise<void> {
   // The gateways run in this process: with the V8 settings of `gateway serve`.
   applyServingV8Settings();
@@ -53,7 +49,7 @@ export async function run(seconds = Number(process.env.BENCH_SECONDS ?? 5)): Pro
   const summary: Record<string, string | number>[] = [];
   try {
     const upstreamUrl = (JSON.parse(await firstLine(upstream)) as { url: string }).url;
-    for (const store of stores) {
+    for (const store of benchStores()) {
       const label = store === "sqlite" ? "SQLite, in-process limiter" : "PostgreSQL + Redis";
       const env = { GATEWAY_UPSTREAM_BENCHKIT_URL: upstreamUrl, GATEWAY_NO_WEBHOOK_WORKER: "1" };
       const limited = await startGateway(store, env);
@@ -124,7 +120,7 @@ async function measure(
 }
 
 /** A gateway on a store of its own (a data directory or a PostgreSQL schema), with a key the load never limits. */
-async function startGateway(store: "sqlite" | "postgres", env: Record<string, string>): Promise<Node> {
+async function startGateway(store: BenchStore, env: Record<string, string>): Promise<Node> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-idempotency-"));
   const schema = store === "postgres" ? `bench_${randomBase62(10).toLowerCase()}` : undefined;
   if (schema) await sql(`CREATE SCHEMA ${schema}`);

@@ -35,8 +35,9 @@ export async function sample(
   child.stdout.on("data", (chunk: Buffer) => {
     out += chunk.toString();
   });
-  const before = process.cpuUsage();
+  // Read outside this process's window: pgrep and the /proc reads are not the gateways' work.
   const databaseBefore = measureDatabase ? postgresCpuTicks() : undefined;
+  const before = process.cpuUsage();
   await new Promise((resolve) => child.once("exit", resolve));
   const used = process.cpuUsage(before);
   const databaseSeconds = databaseBefore && cpuSecondsSince(databaseBefore, postgresCpuTicks());

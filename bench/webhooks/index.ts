@@ -19,13 +19,10 @@ import { signatureHeader } from "../../packages/gateway/src/core/webhooks/signat
 import { openStore, type Store } from "../../packages/gateway/src/store/database.ts";
 import { printTable, round } from "../shared/load.ts";
 import { firstLine, startNode } from "../shared/processes.ts";
+import { type BenchStore, benchStores } from "../shared/stores.ts";
 
 const concurrency = 64;
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-/** BENCH_STORES=sqlite (or postgres) measures one store only. */
-const stores = (process.env.BENCH_STORES ?? "sqlite,postgres")
-  .split(",")
-  .filter((name): name is "sqlite" | "postgres" => name === "sqlite" || name === "postgres");
 
 const median = (values: Measured[]): Measured => {
   const sorted = [...values].sort((a, b) => a.perSecond - b.perSecond);
@@ -41,7 +38,7 @@ interface Backlog {
 }
 
 /** A store with an endpoint and N recorded events, the worker not yet started. */
-export async function backlog(kind: "sqlite" | "postgres", receiverUrl: string, events: number): Promise<Backlog> {
+export async function backlog(kind: BenchStore, receiverUrl: string, events: number): Promise<Backlog> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-webhooks-"));
   const schema = `bench_${randomBase62(10).toLowerCase()}`;
   const admin = new pg.Client({ connectionString: postgresUrl });
@@ -200,7 +197,7 @@ export async function run(events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 50
   try {
     const receiverUrl = (JSON.parse(await firstLine(receiver)) as { url: string }).url;
     const rows: Record<string, string | number>[] = [];
-    for (const kind of stores) {
+    for (const kind of benchStores()) {
       const target = await backlog(kind, receiverUrl, events);
       try {
         const bodies = (await target.store.db.selectFrom("events").select("body").execute()).map((row) => row.body);
