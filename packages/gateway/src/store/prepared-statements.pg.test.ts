@@ -1,6 +1,6 @@
 // Statements prepared on PostgreSQL connections: a text with parameters is named on its second run and each
 // connection parses it once; after a migration changes the rows such a statement answers, it is prepared again under a
-// new name, outside a transaction without the caller seeing anything.
+// new name without the caller seeing anything. Inside a transaction nothing is named.
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -78,17 +78,16 @@ it("answers with the new rows after a migration changed what a prepared statemen
   expect((await prepared(db)).map((row) => row.name)).toEqual(["gw_1", "gw_2"]);
 });
 
-it("lets the refusal fail a transaction, and prepares the statement again for the next one", async () => {
+it("runs statements inside a transaction unnamed, so that a migration never fails a transaction", async () => {
   const db = oneConnection();
+  for (const id of [1, 2, 1]) await db.transaction().execute((trx) => thing(trx, id));
+  expect(await prepared(db)).toEqual([]);
+
+  // Named outside a transaction, then the table changes: inside a transaction the text still answers, unnamed.
   await thing(db, 1);
   await thing(db, 1);
+  expect((await prepared(db)).map((row) => row.name)).toEqual(["gw_1"]);
   await admin.query(`alter table ${schema}.things add column price int not null default 12800`);
-
-  const failed = await db
-    .transaction()
-    .execute((trx) => thing(trx, 1))
-    .catch((error: unknown) => error as { code?: string; message?: string });
-  expect(failed).toMatchObject({ code: "0A000", message: "cached plan must not change result type" });
-
   expect(await db.transaction().execute((trx) => thing(trx, 2))).toEqual([{ id: 2, name: "teapot", price: 12800 }]);
+  expect((await prepared(db)).map((row) => row.name)).toEqual(["gw_1"]);
 });

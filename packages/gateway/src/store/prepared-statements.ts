@@ -1,15 +1,17 @@
 // PostgreSQL behind Kysely with server-side prepared statements: Kysely sends every query as an unnamed statement,
 // which the server parses, analyses and plans afresh each time. A statement with parameters that this process has run
-// before is sent named instead: each connection parses it once, then only binds and executes it (a fresh
-// Idempotency-Key's claim and completion, for one, take about a third less of the server's CPU: docs/scaling.md).
-// The SQLite side does the same with withStatementCache. Behind a connection pooler that does not keep prepared
-// statements (PgBouncer in transaction mode before 1.21), GATEWAY_NO_PREPARED_STATEMENTS turns this off.
+// before, outside a transaction, is sent named instead: each connection parses it once, then only binds and executes
+// it (a fresh Idempotency-Key's claim and completion, for one, take about a third less of the server's CPU:
+// docs/scaling.md). The SQLite side does the same with withStatementCache. Behind a connection pooler that does not
+// keep prepared statements (PgBouncer in transaction mode before 1.21), GATEWAY_NO_PREPARED_STATEMENTS turns this off.
 //
 // A named statement keeps the row type it was prepared with: after a migration changes a table it reads (a node of a
 // newer version migrated while this one runs), the server refuses it with "cached plan must not change result type".
-// The text then gets a new name, prepared afresh on each connection, and a query outside a transaction is sent again
-// under it (the refusal comes before the statement does anything); inside a transaction the error stands, and the
-// transaction fails as any other error would fail it.
+// The refusal comes before the statement does anything, so the text gets a new name, prepared afresh on each
+// connection, and the query is sent again under it: the caller sees nothing. That is safe only outside a transaction
+// (inside one, the refusal would have aborted it), which is why statements inside a transaction are never named: a
+// migration never fails a transaction. A request's hot statements (an API key's lookup, an Idempotency-Key's claim,
+// replay and completion) each run on their own.
 import type { PostgresCursor, PostgresPool, PostgresPoolClient } from "kysely";
 import type pg from "pg";
 
@@ -48,16 +50,17 @@ export function withPreparedStatements(pool: pg.Pool): PostgresPool {
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     const query = (text: string | PostgresCursor<unknown>, values?: readonly unknown[]) => {
       if (typeof text !== "string") return client.query(text as never);
-      const name = values !== undefined && values.length > 0 ? nameFor(text) : undefined;
+      // pg's transaction status of the connection ("I": idle, outside a transaction), as its last ReadyForQuery said.
+      const outsideTransaction = (client as unknown as TransactionStatus).getTransactionStatus() === "I";
+      const name = outsideTransaction && values !== undefined && values.length > 0 ? nameFor(text) : undefined;
       if (name === undefined) return client.query(text, values as unknown[]);
       return runNamed(client, name, text, values as unknown[]);
     };
     return { query: query as unknown as PostgresPoolClient["query"], release: () => client.release() };
   };
 
+  /** Runs a named statement outside a transaction; a refusal for a stale row type renames the text and runs it again. */
   async function runNamed(client: pg.PoolClient, name: string, text: string, values: unknown[]) {
-    // pg's transaction status of the connection ("I": idle, outside a transaction), as its last ReadyForQuery said.
-    const outsideTransaction = (client as unknown as TransactionStatus).getTransactionStatus() === "I";
     try {
       return await client.query({ name, text, values });
     } catch (error) {
@@ -65,7 +68,6 @@ export function withPreparedStatements(pool: pg.Pool): PostgresPool {
       // Another connection may have given the text its new name already.
       const current = names.get(text);
       const renamed = current === name || current === undefined ? rename(text) : current;
-      if (!outsideTransaction) throw error;
       return client.query({ name: renamed, text, values });
     }
   }
