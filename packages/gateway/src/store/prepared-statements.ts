@@ -50,9 +50,7 @@ export function withPreparedStatements(pool: pg.Pool): PostgresPool {
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     const query = (text: string | PostgresCursor<unknown>, values?: readonly unknown[]) => {
       if (typeof text !== "string") return client.query(text as never);
-      // pg's transaction status of the connection ("I": idle, outside a transaction), as its last ReadyForQuery said.
-      const outsideTransaction = (client as unknown as TransactionStatus).getTransactionStatus() === "I";
-      const name = outsideTransaction && values !== undefined && values.length > 0 ? nameFor(text) : undefined;
+      const name = values !== undefined && values.length > 0 && outsideTransaction(client) ? nameFor(text) : undefined;
       if (name === undefined) return client.query(text, values as unknown[]);
       return runNamed(client, name, text, values as unknown[]);
     };
@@ -84,6 +82,11 @@ export function withPreparedStatements(pool: pg.Pool): PostgresPool {
     },
     end: () => pool.end(),
   };
+}
+
+/** pg's transaction status of the connection ("I": idle, outside a transaction), as its last ReadyForQuery said. */
+function outsideTransaction(client: pg.PoolClient): boolean {
+  return (client as unknown as TransactionStatus).getTransactionStatus() === "I";
 }
 
 /** pg has it since 8.12; its type definitions do not list it yet. */
