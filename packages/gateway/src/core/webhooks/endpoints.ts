@@ -1,15 +1,14 @@
-// The one webhook endpoint of an account: registration, its secrets (sealed at rest, shown once), rotation with a
+// The one webhook endpoint of an account: registration, its secrets (kept by endpoint-secrets.ts), rotation with a
 // grace during which the previous secret keeps signing (at most two secrets sign at once), and deletion (pending
 // deliveries to it end as failed).
-import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
-import { precompilePerCount } from "../../store/precompiled.ts";
 import type { Database, WebhookEndpointsTable } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { type BrokenRule, brokenRuleError, invalidRequest, notFound } from "../errors.ts";
 import { eventTypes, isEventType } from "../events/event-types.ts";
 import { newId } from "../ids.ts";
+import { EndpointSecrets, type SigningSecret } from "./endpoint-secrets.ts";
 import { checkEndpointUrl, type UrlPolicy } from "./endpoint-url.ts";
 
 export const maxGraceSeconds = 7 * 24 * 3600;
@@ -24,8 +23,6 @@ export interface EndpointView {
   previous_secret_expires_at: string | null;
 }
 
-/** `whsec_` + 32 base64url characters (24 random bytes). */
-const newSecret = () => `whsec_${randomBytes(24).toString("base64url")}`;
 const iso = (ms: number) => new Date(ms).toISOString();
 const noEndpoint = () => notFound("This account has no webhook endpoint; set one with set_webhook_endpoint");
 
@@ -50,36 +47,17 @@ export function wildcardRule(types: readonly unknown[]): BrokenRule | undefined 
   };
 }
 
-export interface SigningSecret {
-  secret: string;
-  /** When it stops signing: Infinity for the current secret, the grace's end for the previous one. */
-  endsAt: number;
-}
-
-interface SecretRow {
-  endpoint_id: string;
-  secret_sealed: string;
-  expires_at: number | null;
-  created_at: number;
-}
-
 export class WebhookEndpoints {
   private readonly listeners = new Set<(endpointId: string) => void>();
-  /** The secrets of some endpoints, compiled once per count: delivery reads them whenever its kept copy is stale. */
-  private readonly secretsOf: (endpointIds: readonly string[]) => Promise<{ rows: unknown[] }>;
+  private readonly secrets: EndpointSecrets;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
-    private readonly box: SecretBox,
+    box: SecretBox,
     private readonly urlPolicy: UrlPolicy,
   ) {
-    this.secretsOf = precompilePerCount(db, (ids) =>
-      db
-        .selectFrom("webhook_secrets")
-        .select(["endpoint_id", "secret_sealed", "expires_at", "created_at"])
-        .where("endpoint_id", "in", ids),
-    );
+    this.secrets = new EndpointSecrets(db, box);
   }
 
   /** Called after each change made on this node to an endpoint's URL, secrets or existence (delivery's cache). */
@@ -119,8 +97,7 @@ export class WebhookEndpoints {
         updated_at: now,
       };
       await trx.insertInto("webhook_endpoints").values(row).execute();
-      const secret = newSecret();
-      await this.addSecret(trx, row.id, secret, now);
+      const secret = await this.secrets.issue(trx, row.id, now);
       return { endpoint: await this.viewOf(trx, row), secret };
     });
     this.changed(result.endpoint.id);
@@ -184,59 +161,20 @@ export class WebhookEndpoints {
           .where("endpoint_id", "=", row.id)
           .execute();
       }
-      const secret = newSecret();
-      await this.addSecret(trx, row.id, secret, now);
+      const secret = await this.secrets.issue(trx, row.id, now);
       return { endpoint: await this.viewOf(trx, row), secret };
     });
     this.changed(result.endpoint.id);
     return result;
   }
 
-  /**
-   * Every stored secret of some endpoints, opened, the current one (no end) first, then the one in a grace. Whether a
-   * grace has ended is for the caller to judge at the time it signs.
-   */
-  async signingSecrets(endpointIds: readonly string[]): Promise<Map<string, SigningSecret[]>> {
-    const result = new Map<string, SigningSecret[]>();
-    if (endpointIds.length === 0) return result;
-    const rows = (await this.secretsOf(endpointIds)).rows as SecretRow[];
-    const endOf = (row: SecretRow) => (row.expires_at === null ? Infinity : Number(row.expires_at));
-    rows.sort((a, b) => endOf(b) - endOf(a) || Number(b.created_at) - Number(a.created_at));
-    for (const row of rows) {
-      const list = result.get(row.endpoint_id) ?? [];
-      list.push({ secret: this.open(row.secret_sealed), endsAt: endOf(row) });
-      result.set(row.endpoint_id, list);
-    }
-    return result;
-  }
-
-  // Sealed values are immutable, so their plaintext can be kept: delivery does not decrypt on every attempt.
-  private readonly opened = new Map<string, string>();
-  private open(sealed: string): string {
-    let plain = this.opened.get(sealed);
-    if (plain === undefined) {
-      plain = this.box.open(sealed);
-      if (this.opened.size > 10_000) this.opened.clear();
-      this.opened.set(sealed, plain);
-    }
-    return plain;
+  /** Every stored secret of some endpoints, opened (endpoint-secrets.ts): what delivery signs with. */
+  signingSecrets(endpointIds: readonly string[]): Promise<Map<string, SigningSecret[]>> {
+    return this.secrets.signingSecrets(endpointIds);
   }
 
   private find(db: Kysely<Database>, accountId: string) {
     return db.selectFrom("webhook_endpoints").selectAll().where("account_id", "=", accountId).executeTakeFirst();
-  }
-
-  private async addSecret(trx: Kysely<Database>, endpointId: string, secret: string, now: number) {
-    await trx
-      .insertInto("webhook_secrets")
-      .values({
-        id: newId("whs", 16),
-        endpoint_id: endpointId,
-        secret_sealed: this.box.seal(secret),
-        created_at: now,
-        expires_at: null,
-      })
-      .execute();
   }
 
   private async viewOf(db: Kysely<Database>, row: WebhookEndpointsTable): Promise<EndpointView> {

@@ -8,7 +8,8 @@
 import type { Kysely } from "kysely";
 import { precompilePerCount } from "../../store/precompiled.ts";
 import type { Database } from "../../store/schema.ts";
-import type { SigningSecret, WebhookEndpoints } from "./endpoints.ts";
+import type { SigningSecret } from "./endpoint-secrets.ts";
+import type { WebhookEndpoints } from "./endpoints.ts";
 
 export interface AttemptTarget {
   url: string;

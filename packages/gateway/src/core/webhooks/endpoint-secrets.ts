@@ -1,0 +1,85 @@
+// The signing secrets of webhook endpoints: `whsec_` values sealed at rest, issued when an endpoint is created or its
+// secret rotated (shown once), and read by delivery, which signs with each one still in force.
+import { randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import { precompilePerCount } from "../../store/precompiled.ts";
+import type { Database } from "../../store/schema.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
+import { newId } from "../ids.ts";
+
+export interface SigningSecret {
+  secret: string;
+  /** When it stops signing: Infinity for the current secret, the grace's end for the previous one. */
+  endsAt: number;
+}
+
+interface SecretRow {
+  endpoint_id: string;
+  secret_sealed: string;
+  expires_at: number | null;
+  created_at: number;
+}
+
+export class EndpointSecrets {
+  /** The secrets of some endpoints, compiled once per count: delivery reads them whenever its kept copy is stale. */
+  private readonly secretsOf: (endpointIds: readonly string[]) => Promise<{ rows: unknown[] }>;
+  /** Opened secrets by sealed value: a sealed value never changes, so delivery does not decrypt on every attempt. */
+  private readonly opened = new Map<string, string>();
+
+  constructor(
+    db: Kysely<Database>,
+    private readonly box: SecretBox,
+  ) {
+    this.secretsOf = precompilePerCount(db, (ids) =>
+      db
+        .selectFrom("webhook_secrets")
+        .select(["endpoint_id", "secret_sealed", "expires_at", "created_at"])
+        .where("endpoint_id", "in", ids),
+    );
+  }
+
+  /** Stores a new current secret of the endpoint in the caller's transaction; answers it, to be shown once. */
+  async issue(trx: Kysely<Database>, endpointId: string, now: number): Promise<string> {
+    // `whsec_` + 32 base64url characters (24 random bytes).
+    const secret = `whsec_${randomBytes(24).toString("base64url")}`;
+    await trx
+      .insertInto("webhook_secrets")
+      .values({
+        id: newId("whs", 16),
+        endpoint_id: endpointId,
+        secret_sealed: this.box.seal(secret),
+        created_at: now,
+        expires_at: null,
+      })
+      .execute();
+    return secret;
+  }
+
+  /**
+   * Every stored secret of some endpoints, opened, the current one (no end) first, then the one in a grace. Whether a
+   * grace has ended is for the caller to judge at the time it signs.
+   */
+  async signingSecrets(endpointIds: readonly string[]): Promise<Map<string, SigningSecret[]>> {
+    const result = new Map<string, SigningSecret[]>();
+    if (endpointIds.length === 0) return result;
+    const rows = (await this.secretsOf(endpointIds)).rows as SecretRow[];
+    const endOf = (row: SecretRow) => (row.expires_at === null ? Infinity : Number(row.expires_at));
+    rows.sort((a, b) => endOf(b) - endOf(a) || Number(b.created_at) - Number(a.created_at));
+    for (const row of rows) {
+      const list = result.get(row.endpoint_id) ?? [];
+      list.push({ secret: this.open(row.secret_sealed), endsAt: endOf(row) });
+      result.set(row.endpoint_id, list);
+    }
+    return result;
+  }
+
+  private open(sealed: string): string {
+    let plain = this.opened.get(sealed);
+    if (plain === undefined) {
+      plain = this.box.open(sealed);
+      if (this.opened.size > 10_000) this.opened.clear();
+      this.opened.set(sealed, plain);
+    }
+    return plain;
+  }
+}
