@@ -3,6 +3,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { aliasParams, aliasPublicPath } from "../providers/aliases.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { OperationDefinition, ProviderDefinition, ResourceAlias } from "../providers/types.ts";
+import { sharedComponents, sharedSchemas } from "./openapi-components.ts";
 
 const errorResponses: Record<string, string> = {
   "400": "The request failed validation (`invalid_request`); `details` lists every failing field.",
@@ -111,10 +112,6 @@ function operationObject(provider: ProviderDefinition, operation: OperationDefin
 }
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
-const retryAfter = {
-  description: "Seconds to wait before retrying (an integer, at least 1).",
-  schema: { type: "integer", minimum: 1 },
-};
 /** Statuses whose answer is stored under an Idempotency-Key and replayed (400, 401, 403 and 429 executed nothing). */
 const replayable = new Set(["200", "404", "409", "422", "500", "502"]);
 
@@ -154,46 +151,7 @@ export function buildOpenApiDocument(registry: Registry, serverUrl: string) {
       };
     }
   }
-  const schemas: Record<string, unknown> = {
-    Meta: {
-      type: "object",
-      required: ["source", "fetched_at"],
-      properties: {
-        source: { type: "string", description: "Identifier of the provider that answered." },
-        fetched_at: { type: "string", format: "date-time", description: "Time the data was fetched." },
-      },
-    },
-    Pagination: {
-      oneOf: [
-        { type: "null" },
-        {
-          type: "object",
-          required: ["next_cursor", "has_more"],
-          properties: { next_cursor: { type: ["string", "null"] }, has_more: { type: "boolean" } },
-        },
-      ],
-    },
-    ErrorEnvelope: {
-      type: "object",
-      required: ["error"],
-      properties: {
-        error: {
-          type: "object",
-          required: ["code", "message", "request_id", "retryable"],
-          additionalProperties: true,
-          properties: {
-            code: { type: "string", description: "Stable identifier: branch on it, never on the message." },
-            message: { type: "string", description: "Human-readable; never to be parsed." },
-            request_id: { type: "string", description: "Request identifier for support (also X-Request-Id)." },
-            provider: { type: "string", description: "Present only when the error comes from the provider." },
-            retryable: { type: "boolean", description: "True when retrying with backoff can succeed." },
-            details: { description: "For invalid_request: a list of {path, message}." },
-            fix: { type: "string", description: "What to change to make the request succeed." },
-          },
-        },
-      },
-    },
-  };
+  const schemas: Record<string, unknown> = { ...sharedSchemas };
   for (const shared of registry.namedSchemas) {
     const { $id, ...rest } = shared as TSchema & { $id: string };
     schemas[$id] = toOpenApiSchema(rest);
@@ -211,41 +169,6 @@ export function buildOpenApiDocument(registry: Registry, serverUrl: string) {
     security: [{ bearerAuth: [] }],
     tags: registry.providers.map((p) => ({ name: p.id, description: `${p.title}: ${p.description}` })),
     paths,
-    components: {
-      securitySchemes: {
-        bearerAuth: {
-          type: "http",
-          scheme: "bearer",
-          description: "An API key `gwk_…` (or a console delegation token `gwd_…`).",
-        },
-      },
-      parameters: {
-        IdempotencyKey: {
-          name: "Idempotency-Key",
-          in: "header",
-          required: false,
-          description: "Makes a retry safe: the first answer is replayed for 24 hours.",
-          schema: { type: "string", minLength: 1, maxLength: 255 },
-        },
-      },
-      headers: {
-        XRequestId: { description: "The request's identifier, as in error.request_id.", schema: { type: "string" } },
-        RateLimitPolicy: {
-          description: 'The API key\'s quota: `"default";q=<per minute>;w=60`.',
-          schema: { type: "string" },
-        },
-        RateLimit: {
-          description: 'What the key may send now: `"default";r=<requests left>;t=<seconds until the full burst>`.',
-          schema: { type: "string" },
-        },
-        RetryAfter: retryAfter,
-        RetryAfterAlways: { ...retryAfter, required: true },
-        IdempotentReplayed: {
-          description: "`true` on an answer replayed for a repeated Idempotency-Key; absent otherwise.",
-          schema: { type: "string", enum: ["true"] },
-        },
-      },
-      schemas,
-    },
+    components: { ...sharedComponents, schemas },
   };
 }
