@@ -10,7 +10,6 @@ import { CursorSeal } from "./core/crypto/cursor-seal.ts";
 import { resolveMasterKey } from "./core/crypto/master-key.ts";
 import { checkMasterKey } from "./core/crypto/master-key-check.ts";
 import { SecretBox } from "./core/crypto/secret-box.ts";
-import { GatewayError } from "./core/errors.ts";
 import { ResourceCopies } from "./core/resources/resource-copies.ts";
 import type { CoreServices } from "./core/services.ts";
 import type { HostResolver } from "./core/webhooks/resolver.ts";
@@ -21,10 +20,11 @@ import { createConsole } from "./http/console/index.ts";
 import { hooksRoutes } from "./http/hooks.ts";
 import { createMetrics, type Metrics } from "./http/metrics.ts";
 import { createRequestGuards, type RequestGuards } from "./http/request-guards.ts";
+import { lateLog } from "./late-log.ts";
 import { Registry } from "./providers/registry.ts";
 import type { ProviderDefinition } from "./providers/types.ts";
-import { createUpstreamClient, type UpstreamClient } from "./providers/upstream.ts";
 import { openStore, type Store, type StoreOptions } from "./store/database.ts";
+import { createUpstreamClients } from "./upstream-clients.ts";
 import { hookSecretsFor, misnamedProviderSetting, startUpstreams } from "./upstreams.ts";
 
 export interface Gateway {
@@ -51,30 +51,6 @@ export interface GatewayOptions {
   providers?: readonly ProviderDefinition[];
   /** Replaces DNS for webhook delivery (tests simulate DNS rebinding with it). */
   webhookResolver?: HostResolver;
-}
-
-type Level = "info" | "warn" | "error";
-
-/**
- * A logger for the parts that start before the app and its logger exist (the store, Redis, the webhook worker):
- * what they log meanwhile (Redis unreachable at start, say) is kept and written once the logger is there.
- */
-function lateLog() {
-  let target: FastifyInstance["log"] | undefined;
-  const waiting: [Level, object, string][] = [];
-  const at = (level: Level) => (object: object, message: string) => {
-    if (target) target[level](object, message);
-    else waiting.push([level, object, message]);
-  };
-  return {
-    info: at("info"),
-    warn: at("warn"),
-    error: at("error"),
-    bind(logger: FastifyInstance["log"]) {
-      target = logger;
-      for (const [level, object, message] of waiting.splice(0)) logger[level](object, message);
-    },
-  };
 }
 
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
@@ -146,24 +122,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         : { url: () => `${listeningUrl ?? config.publicUrl}/hooks/${providerId}`, secret };
     });
     closers.push(upstreams.close);
-    const clients = new Map<string, UpstreamClient>();
-    for (const [providerId, baseUrl] of Object.entries(upstreams.urls)) {
-      const provider = registry.provider(providerId);
-      clients.set(
-        providerId,
-        createUpstreamClient({
-          providerId,
-          baseUrl,
-          timeoutMs: config.upstreamTimeoutMs,
-          errorMessage: provider?.upstreamErrorMessage,
-          onCall: ({ status, seconds }) =>
-            metrics.upstreamDuration.observe({ provider: providerId, status: String(status) }, seconds),
-        }),
-      );
-    }
-    closers.push(async () => {
-      await Promise.all([...clients.values()].map((c) => c.close()));
-    });
+    const clients = createUpstreamClients(registry, upstreams.urls, config.upstreamTimeoutMs, metrics);
+    closers.push(clients.close);
+    const upstream = clients.of;
     const connectionServices = createConnectionServices({
       store,
       clock,
@@ -177,11 +138,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     });
     core.connections = connectionServices.connections;
     core.connectSessions = connectionServices.connectSessions;
-    const noUpstream = (providerId: string): UpstreamClient => ({
-      baseUrl: "",
-      request: () => Promise.reject(new GatewayError("internal_error", `The ${providerId} provider has no upstream`)),
-      close: async () => {},
-    });
 
     const guards = await createRequestGuards({
       config,
@@ -195,7 +151,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       config,
       core,
       registry,
-      upstream: (providerId) => clients.get(providerId) ?? noUpstream(providerId),
+      upstream,
       masterKey: masterKey.key,
       limiter: guards.limiter,
     });
@@ -205,7 +161,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       core,
       registry,
       metrics,
-      upstream: (providerId) => clients.get(providerId) ?? noUpstream(providerId),
+      upstream,
       logger: options.logger ?? false,
       trustProxy: config.trustProxy,
       v1Extensions: guards.extensions,
@@ -217,7 +173,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           core,
           registry,
           hookSecret: (providerId) => hookSecrets[providerId],
-          upstream: (providerId) => clients.get(providerId) ?? noUpstream(providerId),
+          upstream,
         }),
         ...consoleSurface.plugins,
       ],
