@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import type { Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
-import { RecordWrites } from "./record-writes.ts";
+import { RecordStatements } from "./record-statements.ts";
 
 export interface RecordRef {
   accountId: string;
@@ -46,14 +46,14 @@ const pollStartMs = 10;
 const pollMaxMs = 100;
 
 export class IdempotencyRecords {
-  private readonly writes: RecordWrites;
+  private readonly statements: RecordStatements;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     readonly timings: IdempotencyTimings = defaultIdempotencyTimings,
   ) {
-    this.writes = new RecordWrites(db);
+    this.statements = new RecordStatements(db);
   }
 
   /** One attempt: the claim, or what stands in its way. */
@@ -63,7 +63,7 @@ export class IdempotencyRecords {
       const now = this.clock.now();
       // randomUUID draws from a buffered CSPRNG: no system call per claim.
       const token = randomUUID();
-      const inserted = await this.writes.insertClaim({
+      const inserted = await this.statements.insertClaim({
         account_id: ref.accountId,
         key_hash: ref.keyHash,
         fingerprint,
@@ -78,7 +78,8 @@ export class IdempotencyRecords {
       });
       if (inserted) return { kind: "claimed", token };
 
-      const row = await this.whereRef(this.db.selectFrom("idempotency_keys").selectAll(), ref).executeTakeFirst();
+      // Read together with the records in the way of the other claims refused in the same turn.
+      const row = await this.statements.readRecord(ref);
       if (!row) continue;
       const expired = row.expires_at <= now;
       if (!expired && row.fingerprint !== fingerprint) return { kind: "reused" };
@@ -137,7 +138,7 @@ export class IdempotencyRecords {
   async complete(claim: HeldClaim, response: StoredResponse): Promise<boolean> {
     const now = this.clock.now();
     // The row is the one the claim holds; its other columns only matter if it vanished (then it is written whole).
-    return this.writes.storeCompleted({
+    return this.statements.storeCompleted({
       account_id: claim.ref.accountId,
       key_hash: claim.ref.keyHash,
       fingerprint: claim.fingerprint,

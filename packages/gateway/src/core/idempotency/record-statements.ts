@@ -1,9 +1,10 @@
-// The two writes every request with a fresh Idempotency-Key makes — its claim and its completion — grouped across
-// concurrent requests (store/group-commit.ts): one multi-row statement per turn of the event loop, compiled once per
-// batch size. Both statements are plain SQL that SQLite and PostgreSQL share (ON CONFLICT … RETURNING).
+// The statements on an Idempotency-Key's path, each grouped across concurrent requests (store/group-commit.ts): one
+// statement per turn of the event loop, compiled once per batch size. A fresh key makes two writes, its claim and its
+// completion; a repeat's claim is refused, and the record in its way is read. All three are plain SQL that SQLite and
+// PostgreSQL share (ON CONFLICT … RETURNING, row values).
 import type { Compilable, Kysely } from "kysely";
 import { groupCommit } from "../../store/group-commit.ts";
-import { type Placeholder, precompile } from "../../store/precompiled.ts";
+import { type Placeholder, precompile, precompilePerCount } from "../../store/precompiled.ts";
 import type { Database, IdempotencyKeysTable } from "../../store/schema.ts";
 
 /** A row as a claim inserts it, or as a completion leaves it. */
@@ -25,11 +26,13 @@ const columns = [
 
 type Statement = (values: Record<string, unknown>) => Promise<{ rows: unknown[] }>;
 
-export class RecordWrites {
+export class RecordStatements {
   /** Inserts a running claim unless the key has a record; answers whether this claim is the one stored. */
   readonly insertClaim: (row: RecordRow) => Promise<boolean>;
   /** Stores a completed record over the running claim it belongs to; false when that claim is no longer there. */
   readonly storeCompleted: (row: RecordRow) => Promise<boolean>;
+  /** The record of a key, if any: what stands in the way of a refused claim. */
+  readonly readRecord: (ref: { accountId: string; keyHash: string }) => Promise<RecordRow | undefined>;
   private readonly claimStatements = new Map<number, Statement>();
   private readonly completeStatements = new Map<number, Statement>();
 
@@ -47,6 +50,24 @@ export class RecordWrites {
         left = left.filter((row) => !results.has(row));
       }
       return rows.map((row) => results.get(row) ?? false);
+    });
+    // Placeholders in pairs, account and key hash: `(account_id, key_hash) IN ((?, ?), …)`.
+    const recordsOf = precompilePerCount(db, (placeholders) =>
+      db
+        .selectFrom("idempotency_keys")
+        .selectAll()
+        .where((eb) =>
+          eb(
+            eb.refTuple("account_id", "key_hash"),
+            "in",
+            pairsOf(placeholders).map(([accountId, keyHash]) => eb.tuple(accountId, keyHash)),
+          ),
+        ),
+    );
+    this.readRecord = groupCommit(async (refs) => {
+      const { rows } = await recordsOf(refs.flatMap((ref) => [ref.accountId, ref.keyHash]));
+      const byKey = new Map((rows as RecordRow[]).map((row) => [keyOf(row), row]));
+      return refs.map((ref) => byKey.get(`${ref.accountId}\u0000${ref.keyHash}`));
     });
   }
 
@@ -104,3 +125,10 @@ export class RecordWrites {
 }
 
 const keyOf = (row: RecordRow) => `${row.account_id}\u0000${row.key_hash}`;
+
+/** [a, b, c, d] → [[a, b], [c, d]]. */
+function pairsOf<T>(items: readonly T[]): [T, T][] {
+  const pairs: [T, T][] = [];
+  for (let i = 0; i + 1 < items.length; i += 2) pairs.push([items[i] as T, items[i + 1] as T]);
+  return pairs;
+}

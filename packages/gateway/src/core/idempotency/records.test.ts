@@ -1,0 +1,55 @@
+// Idempotency records on the store under test (SQLite, and PostgreSQL in its project): repeats of completed keys in one
+// turn of the event loop share their statements — one claim attempt and one read of the records in their way.
+import type { KyselyPlugin } from "kysely";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
+import { IdempotencyRecords } from "./records.ts";
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await startTestGateway();
+  await t.gateway.core.accounts.ensure("rec-a", "records");
+});
+afterAll(async () => t?.close());
+
+/** Records on the test store whose statements are counted as they are run. */
+function countedRecords() {
+  const counted = { statements: 0 };
+  const counter: KyselyPlugin = {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
+      counted.statements++;
+      return args.result;
+    },
+  };
+  return {
+    counted,
+    records: new IdempotencyRecords(t.gateway.core.store.db.withPlugin(counter), t.gateway.core.clock),
+  };
+}
+
+it("answers repeats of five completed keys sent in one turn with two statements, each its own record", async () => {
+  const { counted, records } = countedRecords();
+  const refs = ["one", "two", "three", "four", "five"].map((name) => ({ accountId: "rec-a", keyHash: `hash-${name}` }));
+  for (const [i, ref] of refs.entries()) {
+    const outcome = await records.claim(ref, `fingerprint-${i}`);
+    if (outcome.kind !== "claimed") throw new Error(`expected a claim, got ${outcome.kind}`);
+    const response = { status: 200 + i, contentType: "application/json", sealedBody: `sealed-${i}` };
+    expect(await records.complete({ ref, token: outcome.token, fingerprint: `fingerprint-${i}` }, response)).toBe(true);
+  }
+
+  counted.statements = 0;
+  const outcomes = await Promise.all(refs.map((ref, i) => records.claim(ref, `fingerprint-${i}`)));
+  expect(outcomes).toEqual(
+    refs.map((_, i) => ({
+      kind: "completed",
+      response: { status: 200 + i, contentType: "application/json", sealedBody: `sealed-${i}` },
+    })),
+  );
+  // The claim attempts of the turn (refused: the keys have records), then one read of those records.
+  expect(counted.statements).toBe(2);
+
+  // A different fingerprint is still told apart, read the same way.
+  const first = { accountId: "rec-a", keyHash: "hash-one" };
+  expect(await records.claim(first, "another request")).toEqual({ kind: "reused" });
+});
