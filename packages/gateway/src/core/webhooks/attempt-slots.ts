@@ -2,18 +2,15 @@
 // of the attempts started together are taken from the targets kept, or read in one lookup when one of them is not kept
 // fresh; one lookup at a time, and slots freed meanwhile are filled by the next. A slot is freed once the receiver has
 // answered (or no attempt is made), before the outcome is written.
-import type { Kysely } from "kysely";
-import type { Database } from "../../store/schema.ts";
 import { type AttemptDeps, attemptDelivery, type ReadyAttempt } from "./attempt.ts";
 import { releaseClaims } from "./claim.ts";
 import type { AttemptTarget, AttemptTargets } from "./targets.ts";
 
 export interface AttemptSlotsDeps {
-  db: Kysely<Database>;
+  /** What each attempt needs; its store and log are the slots' too. */
   attempts: AttemptDeps;
   targets: AttemptTargets;
   concurrency: number;
-  log: { error(object: object, message: string): void };
   /** Called each time a slot is freed (the worker then claims more once there is room). */
   onSlotFreed(): void;
 }
@@ -51,9 +48,9 @@ export class AttemptSlots {
     this.running = false;
   }
 
-  /** The claims waiting for a slot, taken out of the queue (after `halt`: to be handed back). */
-  takeWaiting(): ReadyAttempt[] {
-    return this.ready.splice(0);
+  /** Hands back the claims still waiting for a slot (after `halt`), for another worker to take. */
+  releaseWaiting(): Promise<void> {
+    return this.release(this.ready.splice(0));
   }
 
   /** Settles once every attempt started has been recorded. */
@@ -83,7 +80,7 @@ export class AttemptSlots {
           this.startAll(batch, targets);
         },
         (err: unknown) => {
-          this.deps.log.error({ err }, "reading webhook endpoints failed");
+          this.deps.attempts.log.error({ err }, "reading webhook endpoints failed");
           return this.handBack(batch);
         },
       )
@@ -98,12 +95,16 @@ export class AttemptSlots {
     for (const entry of batch) this.track(this.attempt(entry, targets.get(entry.delivery.endpoint_id)));
   }
 
+  /** Hands back claims that took a slot but were not sent, and frees their slots. */
   private async handBack(batch: readonly ReadyAttempt[]): Promise<void> {
-    const deliveries = batch.map((entry) => entry.delivery);
-    await releaseClaims(this.deps.db, deliveries).catch((err: unknown) =>
-      this.deps.log.error({ err }, "releasing webhook claims failed"),
-    );
+    await this.release(batch);
     for (const _ of batch) this.slotFreed();
+  }
+
+  private async release(batch: readonly ReadyAttempt[]): Promise<void> {
+    const { db, log } = this.deps.attempts;
+    const deliveries = batch.map((entry) => entry.delivery);
+    await releaseClaims(db, deliveries).catch((err: unknown) => log.error({ err }, "releasing webhook claims failed"));
   }
 
   private track(work: Promise<void>): void {

@@ -9,7 +9,7 @@ import type { Clock } from "../clock.ts";
 import type { Events } from "../events/events.ts";
 import { AttemptLog } from "./attempt-log.ts";
 import { AttemptSlots } from "./attempt-slots.ts";
-import { type ClaimDueDeliveries, claimDueDeliveries, releaseClaims, releaseLeftoverLeases } from "./claim.ts";
+import { type ClaimDueDeliveries, claimDueDeliveries, releaseLeftoverLeases } from "./claim.ts";
 import type { WebhookEndpoints } from "./endpoints.ts";
 import type { WebhookSender } from "./sender.ts";
 import { AttemptTargets } from "./targets.ts";
@@ -56,7 +56,6 @@ export class WebhookWorker {
       deps.db.selectFrom("events").select(["id", "body"]).where("id", "in", ids),
     );
     this.slots = new AttemptSlots({
-      db: deps.db,
       attempts: {
         db: deps.db,
         clock: deps.clock,
@@ -67,7 +66,6 @@ export class WebhookWorker {
       },
       targets: new AttemptTargets(deps.db, deps.endpoints),
       concurrency: options.concurrency,
-      log: deps.log,
       onSlotFreed: () => {
         if (this.waitingForRoom && this.room() >= this.options.concurrency) this.sleeper?.();
       },
@@ -93,10 +91,7 @@ export class WebhookWorker {
     clearInterval(this.purgeTimer);
     this.sleeper?.();
     await this.loopDone;
-    const unsent = this.slots.takeWaiting().map((entry) => entry.delivery);
-    await releaseClaims(this.deps.db, unsent).catch((err: unknown) =>
-      this.deps.log.error({ err }, "releasing webhook claims failed"),
-    );
+    await this.slots.releaseWaiting();
     await this.slots.settled();
   }
 
