@@ -1,5 +1,6 @@
 // The signing secrets of webhook endpoints: `whsec_` values sealed at rest, issued when an endpoint is created or its
-// secret rotated (shown once), and read by delivery, which signs with each one still in force.
+// secret rotated (shown once; a rotation may leave the previous one signing for a grace), and read by delivery, which
+// signs with each one still in force.
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import { precompilePerCount } from "../../store/precompiled.ts";
@@ -53,6 +54,25 @@ export class EndpointSecrets {
       })
       .execute();
     return secret;
+  }
+
+  /**
+   * Issues the endpoint's next secret in the caller's transaction. With a grace, the secret current until now signs on
+   * until the grace ends; any older one, still in an earlier rotation's grace, stops now: at most two secrets sign at
+   * any time. Without a grace only the new one signs. Answers the new secret, to be shown once.
+   */
+  async rotate(trx: Kysely<Database>, endpointId: string, graceMs: number, now: number): Promise<string> {
+    let stale = trx.deleteFrom("webhook_secrets").where("endpoint_id", "=", endpointId);
+    if (graceMs > 0) stale = stale.where("expires_at", "is not", null);
+    await stale.execute();
+    if (graceMs > 0) {
+      await trx
+        .updateTable("webhook_secrets")
+        .set({ expires_at: now + graceMs })
+        .where("endpoint_id", "=", endpointId)
+        .execute();
+    }
+    return this.issue(trx, endpointId, now);
   }
 
   /**

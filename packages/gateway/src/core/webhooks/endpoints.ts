@@ -130,9 +130,8 @@ export class WebhookEndpoints {
   }
 
   /**
-   * Issues a new secret. With a grace, the secret current until now signs on until the grace ends; any older one, still
-   * in an earlier rotation's grace, stops now: at most two secrets sign at any time. Without a grace only the new one
-   * signs.
+   * Issues a new secret; the one current until now signs on for `graceSeconds` (EndpointSecrets.rotate says which
+   * secrets sign when).
    */
   async rotate(accountId: string, graceSeconds: number) {
     if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > maxGraceSeconds) {
@@ -151,17 +150,7 @@ export class WebhookEndpoints {
         .returningAll()
         .executeTakeFirst();
       if (!row) throw noEndpoint();
-      let stale = trx.deleteFrom("webhook_secrets").where("endpoint_id", "=", row.id);
-      if (graceSeconds > 0) stale = stale.where("expires_at", "is not", null);
-      await stale.execute();
-      if (graceSeconds > 0) {
-        await trx
-          .updateTable("webhook_secrets")
-          .set({ expires_at: now + graceSeconds * 1000 })
-          .where("endpoint_id", "=", row.id)
-          .execute();
-      }
-      const secret = await this.secrets.issue(trx, row.id, now);
+      const secret = await this.secrets.rotate(trx, row.id, graceSeconds * 1000, now);
       return { endpoint: await this.viewOf(trx, row), secret };
     });
     this.changed(result.endpoint.id);
