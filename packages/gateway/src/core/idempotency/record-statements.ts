@@ -44,7 +44,7 @@ export class RecordStatements {
       let left = rows;
       while (left.length > 0) {
         const seen = new Set<string>();
-        const batch = left.filter((row) => !seen.has(keyOf(row)) && seen.add(keyOf(row)));
+        const batch = left.filter((row) => !seen.has(rowKey(row)) && seen.add(rowKey(row)));
         const stored = await this.run(batch, this.completeStatements, (p, n) => this.completeSql(p, n));
         for (const [i, row] of batch.entries()) results.set(row, stored[i] ?? false);
         left = left.filter((row) => !results.has(row));
@@ -66,8 +66,8 @@ export class RecordStatements {
     );
     this.readRecord = groupCommit(async (refs) => {
       const { rows } = await recordsOf(refs.flatMap((ref) => [ref.accountId, ref.keyHash]));
-      const byKey = new Map((rows as RecordRow[]).map((row) => [keyOf(row), row]));
-      return refs.map((ref) => byKey.get(`${ref.accountId}\u0000${ref.keyHash}`));
+      const byKey = new Map((rows as RecordRow[]).map((row) => [rowKey(row), row]));
+      return refs.map((ref) => byKey.get(keyOf(ref.accountId, ref.keyHash)));
     });
   }
 
@@ -124,7 +124,9 @@ export class RecordStatements {
   }
 }
 
-const keyOf = (row: RecordRow) => `${row.account_id}\u0000${row.key_hash}`;
+/** A record's identity as one string: the account and the key's hash. */
+const keyOf = (accountId: string, keyHash: string) => `${accountId}\u0000${keyHash}`;
+const rowKey = (row: RecordRow) => keyOf(row.account_id, row.key_hash);
 
 /** [a, b, c, d] → [[a, b], [c, d]]. */
 function pairsOf<T>(items: readonly T[]): [T, T][] {
