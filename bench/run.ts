@@ -2,6 +2,7 @@
 // run. `npm run bench -- operations` runs one.
 const benchmarks: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   operations: () => import("./operations/index.ts"),
+  "operations-instructions": () => import("./operations/instructions.ts"),
   webhooks: () => import("./webhooks/index.ts"),
   "idempotency-and-limits": () => import("./idempotency-and-limits/index.ts"),
 };

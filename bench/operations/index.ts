@@ -2,21 +2,8 @@
 // check, envelope, logging, metrics) against a bare node:http passthrough to the same sandbox upstream, with a third
 // target between them: Fastify doing only the JSON forwarding any gateway on it must do (the framework floor).
 // Run alone: node --import tsx bench/operations/index.ts [seconds per measurement] [rounds]
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { type LoadResult, median, printTable, round, runLoad } from "../shared/load.ts";
-import { type Child, firstLine, runGatewayCli, startGatewayCli, startNode, waitForHttp } from "../shared/processes.ts";
-
-const productId = "cat-prd-0042";
-const upstreamPath = `/api/v1/items/${productId}`;
-
-interface Target {
-  name: string;
-  url: string;
-  headers: Record<string, string>;
-  proxy: Child;
-}
+import { startTargets, type Target } from "./targets.ts";
 
 interface Measurement extends LoadResult {
   proxyCpuMicros: number;
@@ -27,53 +14,10 @@ export async function run(
   seconds = Number(process.env.BENCH_SECONDS ?? 5),
   rounds = Number(process.env.BENCH_ROUNDS ?? 3),
 ): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-operations-"));
-  const sandbox = startGatewayCli(["sandbox", "--json", "--port-base", "0"], {}, "pipe");
-  const children = [sandbox];
+  const started = await startTargets();
   try {
-    const upstreams = JSON.parse(await firstLine(sandbox)) as Record<string, string>;
-    const upstreamEnv = Object.fromEntries(
-      Object.entries(upstreams).map(([id, url]) => [`GATEWAY_UPSTREAM_${id.toUpperCase()}_URL`, url]),
-    );
-    const env = { GATEWAY_DATA_DIR: dataDir, GATEWAY_LOG_LEVEL: "info", PORT: "18480", ...upstreamEnv };
-    const { key } = JSON.parse(
-      await runGatewayCli(["keys", "create", "--scopes", "catalog", "--rate-limit", "1000000:1000000", "--json"], env),
-    ) as {
-      key: string;
-    };
-    const gateway = startGatewayCli(["serve"], env);
-    children.push(gateway);
-    const comparisonEnv = { BASELINE_UPSTREAM_URL: upstreams.catalog ?? "", BASELINE_UPSTREAM_PATH: upstreamPath };
-    const startComparison = async (file: string) => {
-      const child = startNode([path.join(import.meta.dirname, file)], comparisonEnv, "pipe");
-      children.push(child);
-      return { child, url: `${(JSON.parse(await firstLine(child)) as { url: string }).url}/` };
-    };
-    const baseline = await startComparison("baseline.ts");
-    const floor = await startComparison("framework-floor.ts");
-    await waitForHttp("http://127.0.0.1:18480/readyz");
-
-    const json = { "content-type": "application/json" };
-    const gatewayTarget: Target = {
-      name: "gateway",
-      url: "http://127.0.0.1:18480/v1/catalog/product_detail",
-      headers: { ...json, authorization: `Bearer ${key}` },
-      proxy: gateway,
-    };
-    const baselineTarget: Target = {
-      name: "baseline passthrough",
-      url: baseline.url,
-      headers: json,
-      proxy: baseline.child,
-    };
-    const targets: Target[] = [
-      baselineTarget,
-      { name: "framework floor", url: floor.url, headers: json, proxy: floor.child },
-      gatewayTarget,
-    ];
-    const body = JSON.stringify({ product_id: productId });
-    const probe = await fetch(gatewayTarget.url, { method: "POST", headers: gatewayTarget.headers, body });
-    if (probe.status !== 200) throw new Error(`the gateway answered ${probe.status}: ${await probe.text()}`);
+    const { sandbox, body, baseline: baselineTarget, floor, gateway: gatewayTarget } = started;
+    const targets: Target[] = [baselineTarget, floor, gatewayTarget];
 
     // Warm each up, then measure them in turn, round after round: the machine's speed drifts over a run, and
     // interleaving gives every target the same share of it. Each run also reports the CPU time the proxy and the
@@ -129,14 +73,13 @@ export async function run(
     );
     console.log(`  each round: ${perRound.join(", ")}`);
     console.log(`p99 ratio gateway/baseline: ${ratio("p99 ms", through)} (target <= 1.5)`);
-    console.log(`gateway peak RSS: ${round(gateway.peakRssMiB(), 1)} MiB (target < 200)`);
+    console.log(`gateway peak RSS: ${round(gatewayTarget.proxy.peakRssMiB(), 1)} MiB (target < 200)`);
     console.log(
       `CPU per request, relative to the baseline: framework floor ${ratio("proxy CPU µs/req", frameworkFloor)}, ` +
         `gateway ${ratio("proxy CPU µs/req", through)}`,
     );
   } finally {
-    for (const child of children.reverse()) await child.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await started.stop();
   }
 }
 

@@ -8,6 +8,8 @@ export interface LoadOptions {
   body?: string;
   /** Seconds. */
   duration?: number;
+  /** A number of requests to send instead of a duration. */
+  amount?: number;
   connections?: number;
 }
 
@@ -25,7 +27,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     method: options.method ?? "POST",
     headers: options.headers ?? {},
     ...(options.body !== undefined && { body: options.body }),
-    duration: options.duration ?? 10,
+    ...(options.amount === undefined ? { duration: options.duration ?? 10 } : { amount: options.amount }),
     connections: options.connections ?? 32,
     pipelining: 1,
   });

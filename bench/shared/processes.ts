@@ -27,13 +27,20 @@ export function cpuTicksOf(pid: number | string): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+/**
+ * Starts a Node.js script in its own process. `wrapper` runs it under another command (valgrind and its options):
+ * the process, its pid and its CPU time are then the wrapper's, which for valgrind is the same process.
+ */
 export function startNode(
   args: string[],
   env: Record<string, string>,
   stdout: "ignore" | "pipe" = "ignore",
   loader: "tsx" | "none" = "tsx",
+  wrapper: readonly string[] = [],
 ): Child {
-  const child = spawn(process.execPath, [...(loader === "tsx" ? ["--import", "tsx"] : []), ...args], {
+  const nodeArgs = [...(loader === "tsx" ? ["--import", "tsx"] : []), ...args];
+  const [command, ...commandArgs] = [...wrapper, process.execPath, ...nodeArgs] as [string, ...string[]];
+  const child = spawn(command, commandArgs, {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ["ignore", stdout, "inherit"],
@@ -58,8 +65,12 @@ export function startNode(
   };
 }
 
-export const startGatewayCli = (args: string[], env: Record<string, string>, stdout: "ignore" | "pipe" = "ignore") =>
-  startNode([cli, ...args], env, stdout, "none");
+export const startGatewayCli = (
+  args: string[],
+  env: Record<string, string>,
+  stdout: "ignore" | "pipe" = "ignore",
+  wrapper: readonly string[] = [],
+) => startNode([cli, ...args], env, stdout, "none", wrapper);
 
 /** Runs a CLI command to completion and answers its standard output. */
 export async function runGatewayCli(args: string[], env: Record<string, string>): Promise<string> {
