@@ -83,8 +83,7 @@ export async function run(
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`)
-  await run(
-    Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 5),
-    Number(process.argv[3] ?? process.env.BENCH_ROUNDS ?? 3),
-  );
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [seconds, rounds] = process.argv.slice(2).map(Number);
+  await run(seconds, rounds);
+}

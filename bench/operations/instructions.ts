@@ -62,22 +62,19 @@ export async function run(
       const all = threads.reduce((sum, thread) => sum + thread.total, 0);
       return { main: main / measured, all: all / measured };
     };
-    const targets = [started.baseline, started.floor, started.gateway];
-    const counts = new Map<Target, Count>();
-    for (const target of targets) counts.set(target, await count(target));
-    const base = counts.get(started.baseline) ?? { main: 1, all: 1 };
+    // One at a time, the baseline first: each ratio is to its count.
+    const base = await count(started.baseline);
+    const rows = [{ target: started.baseline, ...base }];
+    for (const target of [started.floor, started.gateway]) rows.push({ target, ...(await count(target)) });
     printTable(
       `catalog:product_detail, instructions per request (callgrind), ${warmUp} requests to warm up, ${measured} counted`,
-      targets.map((target) => {
-        const { main, all } = counts.get(target) ?? { main: 0, all: 0 };
-        return {
-          target: target.name,
-          "main thread, k": round(main / 1000, 0),
-          "ratio to baseline": round(main / base.main),
-          "all threads, k": round(all / 1000, 0),
-          "all, ratio": round(all / base.all),
-        };
-      }),
+      rows.map(({ target, main, all }) => ({
+        target: target.name,
+        "main thread, k": round(main / 1000, 0),
+        "ratio to baseline": round(main / base.main),
+        "all threads, k": round(all / 1000, 0),
+        "all, ratio": round(all / base.all),
+      })),
     );
   } finally {
     await started.stop();
@@ -85,8 +82,7 @@ export async function run(
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`)
-  await run(
-    Number(process.argv[2] ?? process.env.BENCH_WARM_UP ?? 4000),
-    Number(process.argv[3] ?? process.env.BENCH_REQUESTS ?? 3000),
-  );
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [warmUp, measured] = process.argv.slice(2).map(Number);
+  await run(warmUp, measured);
+}
