@@ -7,6 +7,7 @@
 // autocannon runs in a child process, so this process's CPU time is the gateways' alone (reported per request).
 // Variants are interleaved over rounds and medians kept, so that noise on a shared machine hits them alike.
 // Run alone: node --import tsx bench/idempotency-and-limits/index.ts [seconds per measurement]
+import "../../packages/gateway/src/cli/tick-shapes.ts";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

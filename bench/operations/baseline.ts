@@ -1,5 +1,6 @@
 // The baseline of bench/operations: the least a gateway could do — a node:http server that forwards each POST to the
 // same upstream endpoint with the same kind of undici pool and returns its body. No auth, validation or envelope.
+import "../../packages/gateway/src/cli/tick-shapes.ts";
 import http from "node:http";
 import { Pool } from "undici";
 

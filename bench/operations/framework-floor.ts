@@ -2,6 +2,7 @@
 // JSON body, forward to the same upstream with the same kind of undici pool, parse the provider's JSON and answer an
 // envelope. No auth, validation, mapping, logging, metrics or breaker. Between the baseline and the gateway, it shows
 // which part of the gateway's cost is the framework and JSON, and which is the gateway's own work.
+import "../../packages/gateway/src/cli/tick-shapes.ts";
 import Fastify from "fastify";
 import { Pool } from "undici";
 

@@ -27,7 +27,10 @@ export async function run(
     console.log("valgrind is not installed (apt-get install valgrind): skipped");
     return;
   }
-  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-instructions-"));
+  // BENCH_CALLGRIND_DIR keeps the profiles there, for callgrind_annotate; otherwise they go to a temporary folder.
+  const keptDir = process.env.BENCH_CALLGRIND_DIR;
+  const outDir = keptDir ? path.resolve(keptDir) : fs.mkdtempSync(path.join(os.tmpdir(), "bench-instructions-"));
+  fs.mkdirSync(outDir, { recursive: true });
   const wrapper = [
     "valgrind",
     "--tool=callgrind",
@@ -78,7 +81,8 @@ export async function run(
     );
   } finally {
     await started.stop();
-    fs.rmSync(outDir, { recursive: true, force: true });
+    if (keptDir) console.log(`callgrind profiles kept in ${outDir}`);
+    else fs.rmSync(outDir, { recursive: true, force: true });
   }
 }
 

@@ -2,6 +2,7 @@
 // baseline in the same run that POSTs the same bodies, signed, with a plain undici pool and no bookkeeping. Both use
 // the same number of requests in flight and the same receiver, a node:http process answering 200.
 // Run alone: node --import tsx bench/webhooks/index.ts [events]
+import "../../packages/gateway/src/cli/tick-shapes.ts";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

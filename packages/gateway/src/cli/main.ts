@@ -1,4 +1,6 @@
 // The `gateway` command: one file per command, assembled here.
+// First, before anything else allocates: see the file.
+import "./tick-shapes.ts";
 import { Command } from "commander";
 import { GatewayError } from "../core/errors.ts";
 import { connectionsCommand } from "./connections.ts";

@@ -121,8 +121,11 @@ export function callUpstream(
         if (status < 200) return true; // an informational answer: the real one follows
         statusCode = status;
         for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-          // The first Retry-After, as `request()`'s parsed headers give it.
-          if (retryAfter === undefined && String(rawHeaders[index]).toLowerCase() === "retry-after") {
+          // The first Retry-After, as `request()`'s parsed headers give it. Only a name of its length is decoded:
+          // turning each name into a string cost about 2,000 instructions, 10,000 a call (callgrind).
+          const name = rawHeaders[index] as Buffer;
+          if (retryAfter !== undefined || name.length !== 11) continue;
+          if (name.toString("latin1").toLowerCase() === "retry-after") {
             retryAfter = (rawHeaders[index + 1] as Buffer).toString("latin1");
           }
         }

@@ -1,5 +1,5 @@
 // The deadline of an upstream call: a provider that does not answer, and a call that waits in the pool's queue behind
-// it until its deadline passes (and then is never sent).
+// it until its deadline passes (and then is never sent). And the Retry-After an answer carries.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Pool } from "undici";
@@ -57,5 +57,31 @@ describe("callUpstream deadline", () => {
     // The first call's socket was torn down by its abort; the queued one was given up before it was written.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(received).toEqual(["/first"]);
+  });
+});
+
+describe("callUpstream Retry-After", () => {
+  async function answering(headers: [string, string][]): Promise<string> {
+    server = http.createServer((_request, response) => {
+      response.writeHead(429, headers.flat()).end('{"error":"slow down"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it("takes the first Retry-After in any case, past other names of its length", async () => {
+    const headers: [string, string][] = [
+      ["X-Trace-Idx", "abc"],
+      ["RETRY-after", "7"],
+      ["Retry-After", "9"],
+    ];
+    pool = new Pool(await answering(headers), { connections: 1 });
+    const answer = await call("/", 1000);
+    expect(answer).toEqual({ statusCode: 429, retryAfter: "7", text: '{"error":"slow down"}' });
+  });
+
+  it("has none when the answer carries none", async () => {
+    pool = new Pool(await answering([["X-Trace-Idx", "abc"]]), { connections: 1 });
+    expect(await call("/", 1000)).toEqual({ statusCode: 429, retryAfter: undefined, text: '{"error":"slow down"}' });
   });
 });
