@@ -48,7 +48,8 @@ export function postOnce(
         for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
           // Names of other lengths are not decoded (the same check as the upstream calls').
           const raw = rawHeaders[index] as Buffer;
-          const name = raw.length === 8 || raw.length === 14 ? raw.toString("latin1").toLowerCase() : "";
+          const sought = raw.length === "location".length || raw.length === "content-length".length;
+          const name = sought ? raw.toString("latin1").toLowerCase() : "";
           if (name === "location") location = (rawHeaders[index + 1] as Buffer).toString("latin1");
           else if (name === "content-length") whole = Number(String(rawHeaders[index + 1])) <= keepBytes;
         }
