@@ -13,6 +13,7 @@
 // these was promoted to the old generation at every scavenge, against 20 KB with the list (`--trace-gc-nvp`,
 // bench/operations) — three times the scavenge pause and a full collection every second or two.
 import type { Dispatcher } from "undici";
+import { isHeaderName } from "../core/header-names.ts";
 
 export interface UpstreamAnswer {
   statusCode: number;
@@ -121,11 +122,8 @@ export function callUpstream(
         if (status < 200) return true; // an informational answer: the real one follows
         statusCode = status;
         for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-          // The first Retry-After, as `request()`'s parsed headers give it. Only a name of its length is decoded:
-          // turning each name into a string cost about 2,000 instructions, 10,000 a call (callgrind).
-          const name = rawHeaders[index] as Buffer;
-          if (retryAfter !== undefined || name.length !== 11) continue;
-          if (name.toString("latin1").toLowerCase() === "retry-after") {
+          // The first Retry-After, as `request()`'s parsed headers give it.
+          if (retryAfter === undefined && isHeaderName(rawHeaders[index] as Buffer, "retry-after")) {
             retryAfter = (rawHeaders[index + 1] as Buffer).toString("latin1");
           }
         }

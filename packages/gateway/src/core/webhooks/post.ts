@@ -2,6 +2,7 @@
 // under a total timeout. Cheaper per attempt than `request()`, which wraps every answer in a Readable stream and needs
 // an AbortController for the timeout; the worker sends thousands of these a second.
 import type { Dispatcher } from "undici";
+import { isHeaderName } from "../header-names.ts";
 
 export interface PostAnswer {
   statusCode: number;
@@ -46,12 +47,9 @@ export function postOnce(
         if (status < 200) return true; // an informational answer: the real one follows
         statusCode = status;
         for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-          // Names of other lengths are not decoded (the same check as the upstream calls').
-          const raw = rawHeaders[index] as Buffer;
-          const sought = raw.length === "location".length || raw.length === "content-length".length;
-          const name = sought ? raw.toString("latin1").toLowerCase() : "";
-          if (name === "location") location = (rawHeaders[index + 1] as Buffer).toString("latin1");
-          else if (name === "content-length") whole = Number(String(rawHeaders[index + 1])) <= keepBytes;
+          const name = rawHeaders[index] as Buffer;
+          if (isHeaderName(name, "location")) location = (rawHeaders[index + 1] as Buffer).toString("latin1");
+          else if (isHeaderName(name, "content-length")) whole = Number(String(rawHeaders[index + 1])) <= keepBytes;
         }
         return true;
       },
