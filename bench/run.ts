@@ -5,6 +5,7 @@ const benchmarks: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   "operations-instructions": () => import("./operations/instructions.ts"),
   webhooks: () => import("./webhooks/index.ts"),
   "idempotency-and-limits": () => import("./idempotency-and-limits/index.ts"),
+  "idempotency-and-limits-instructions": () => import("./idempotency-and-limits/instructions.ts"),
 };
 
 const only = process.argv.slice(2);

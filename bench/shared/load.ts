@@ -11,6 +11,10 @@ export interface LoadOptions {
   /** A number of requests to send instead of a duration. */
   amount?: number;
   connections?: number;
+  /** "[<id>]" in a header or the body becomes an id unique to each request (a fresh Idempotency-Key each time). */
+  idReplacement?: boolean;
+  /** Seconds a request may take before it counts as an error (autocannon's default: 10). */
+  timeout?: number;
 }
 
 export interface LoadResult {
@@ -30,6 +34,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     ...(options.amount === undefined ? { duration: options.duration ?? 10 } : { amount: options.amount }),
     connections: options.connections ?? 32,
     pipelining: 1,
+    idReplacement: options.idReplacement ?? false,
+    timeout: options.timeout ?? 10,
   });
   return {
     requestsPerSecond: result.requests.average,
