@@ -9,7 +9,7 @@
 // PostgreSQL + Redis only the gateway's instructions are counted, not the servers'.
 // Run alone: node --import tsx bench/idempotency-and-limits/instructions.ts [warm-up requests] [measured requests]
 import path from "node:path";
-import { Callgrind, valgrindInstalled } from "../shared/callgrind.ts";
+import { callgrindOrSkip } from "../shared/callgrind.ts";
 import { printTable, round, runLoad } from "../shared/load.ts";
 import { firstLine, startNode } from "../shared/processes.ts";
 import { benchStores } from "../shared/stores.ts";
@@ -30,11 +30,8 @@ export async function run(
   warmUp = Number(process.env.BENCH_WARM_UP ?? 2000),
   measured = Number(process.env.BENCH_REQUESTS ?? 2000),
 ): Promise<void> {
-  if (!valgrindInstalled()) {
-    console.log("valgrind is not installed (apt-get install valgrind): skipped");
-    return;
-  }
-  const callgrind = new Callgrind();
+  const callgrind = callgrindOrSkip();
+  if (!callgrind) return;
   const upstream = startNode([path.join(import.meta.dirname, "upstream.ts")], {}, "pipe");
   const summary: Record<string, string | number>[] = [];
   try {

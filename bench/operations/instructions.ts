@@ -5,7 +5,7 @@
 // Each target runs under callgrind with counting off; after the warm-up requests (so that V8 has compiled the hot
 // path) counting is switched on with callgrind_control for the measured requests, on one connection, then dumped.
 // Run alone: node --import tsx bench/operations/instructions.ts [warm-up requests] [measured requests]
-import { Callgrind, valgrindInstalled } from "../shared/callgrind.ts";
+import { callgrindOrSkip } from "../shared/callgrind.ts";
 import { printTable, round, runLoad } from "../shared/load.ts";
 import { startTargets, type Target } from "./targets.ts";
 
@@ -13,11 +13,8 @@ export async function run(
   warmUp = Number(process.env.BENCH_WARM_UP ?? 4000),
   measured = Number(process.env.BENCH_REQUESTS ?? 3000),
 ): Promise<void> {
-  if (!valgrindInstalled()) {
-    console.log("valgrind is not installed (apt-get install valgrind): skipped");
-    return;
-  }
-  const callgrind = new Callgrind();
+  const callgrind = callgrindOrSkip();
+  if (!callgrind) return;
   // Under valgrind a Node.js process starts about fifty times slower.
   const started = await startTargets(callgrind.wrapper, 300_000);
   try {

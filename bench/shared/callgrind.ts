@@ -13,7 +13,12 @@ export interface Instructions {
   all: number;
 }
 
-export const valgrindInstalled = () => spawnSync("valgrind", ["--version"]).status === 0;
+/** A Callgrind, or undefined (said on standard output) where valgrind is not installed. */
+export function callgrindOrSkip(): Callgrind | undefined {
+  if (spawnSync("valgrind", ["--version"]).status === 0) return new Callgrind();
+  console.log("valgrind is not installed (apt-get install valgrind): skipped");
+  return undefined;
+}
 
 export class Callgrind {
   /** The command and options to run a process under, counting off until `count`. */
