@@ -6,7 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { loadConfig } from "../../packages/gateway/src/config.ts";
 import { randomBase62 } from "../../packages/gateway/src/core/ids.ts";
-import { createGateway, type Gateway } from "../../packages/gateway/src/gateway.ts";
+import { createGateway } from "../../packages/gateway/src/gateway.ts";
 import { platformProvider } from "../../packages/gateway/src/providers/platform/manifest.ts";
 import type { BenchStore } from "../shared/stores.ts";
 import { benchProvider } from "./provider.ts";
@@ -38,7 +38,6 @@ export const storeLabel = (store: BenchStore) =>
   store === "sqlite" ? "SQLite, in-process limiter" : "PostgreSQL + Redis";
 
 export interface BenchGateway {
-  gateway: Gateway;
   /** On PostgreSQL: the server's CPU per request is measured too (the server runs on this machine). */
   postgres: boolean;
   url: string;
@@ -51,8 +50,6 @@ export async function startGatewayPair(store: BenchStore, upstreamUrl: string) {
   const limited = await startGateway(store, upstreamUrl, true);
   const unlimited = await startGateway(store, upstreamUrl, false);
   return {
-    limited,
-    unlimited,
     of: (variant: Variant) => (variant === "no limiter" ? unlimited : limited),
     async cleanup() {
       await limited.cleanup();
@@ -101,7 +98,6 @@ export async function startGateway(store: BenchStore, upstreamUrl: string, rateL
     rateLimit: { perMinute: 1_000_000_000, burst: 1_000_000_000 },
   });
   return {
-    gateway,
     postgres: store === "postgres",
     url,
     key,

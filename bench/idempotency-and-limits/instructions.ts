@@ -11,18 +11,20 @@
 import path from "node:path";
 import { callgrindOrSkip } from "../shared/callgrind.ts";
 import { printTable, round, runLoad } from "../shared/load.ts";
-import { firstLine, startNode } from "../shared/processes.ts";
+import { type Child, firstLine, startNode } from "../shared/processes.ts";
 import { benchStores } from "../shared/stores.ts";
 import { requests, storeLabel, type Variant, variantHeaders, variants } from "./gateways.ts";
 
-/** As in index.ts: with the gateway saturated, a turn of its event loop serves many requests, and their statements are
- * grouped (store/group-commit.ts) as they are under load. */
+// As in index.ts: with the gateway saturated, a turn of its event loop serves many requests, and their statements are
+// grouped (store/group-commit.ts) as they are under load.
 const connections = 32;
 
-interface Address {
+/** A gateway's process and what host.ts printed of it. */
+interface Host {
+  child: Child;
   url: string;
   key: string;
-  /** A POST here collects all garbage (host.ts). */
+  /** A POST here collects all garbage. */
   control: string;
 }
 
@@ -48,14 +50,16 @@ export async function run(
         const args = ["--expose-gc", path.join(import.meta.dirname, "host.ts")];
         return startNode(args, env, "pipe", "tsx", callgrind.wrapper);
       };
-      const hosts = { limited: start(true), unlimited: start(false) };
+      const children = [start(true), start(false)] as const;
       try {
         // Under valgrind a Node.js process starts about fifty times slower: this waits for as long as it takes.
-        const limited = JSON.parse(await firstLine(hosts.limited)) as Address;
-        const unlimited = JSON.parse(await firstLine(hosts.unlimited)) as Address;
+        const [limited, unlimited] = (await Promise.all(
+          children.map(async (child): Promise<Host> => ({ child, ...JSON.parse(await firstLine(child)) })),
+        )) as [Host, Host];
+        const hostOf = (variant: Variant) => (variant === "no limiter" ? unlimited : limited);
         for (const request of requests) {
           const load = (variant: Variant, amount: number) => {
-            const gateway = variant === "no limiter" ? unlimited : limited;
+            const gateway = hostOf(variant);
             return runLoad({
               url: `${gateway.url}${request.path}`,
               headers: variantHeaders(variant, gateway.key, request.name),
@@ -81,10 +85,11 @@ export async function run(
             // A count of a few thousand requests holds a collection of the old generation or not, by chance, and one
             // costs as much as many requests: each count starts after one (and its own requests, which let V8 compile
             // again what the collection threw away), so old-generation collections stay out of every count.
-            await fetch((variant === "no limiter" ? unlimited : limited).control, { method: "POST" });
+            await fetch(hostOf(variant).control, { method: "POST" });
             await load(variant, connections * 30);
-            const host = variant === "no limiter" ? hosts.unlimited : hosts.limited;
-            const { main, result } = await callgrind.count(host.process.pid, () => load(variant, measured));
+            const { main, result } = await callgrind.count(hostOf(variant).child.process.pid, () =>
+              load(variant, measured),
+            );
             if (result.non2xx + result.errors > 0) {
               const what = `${result.non2xx} answers other than 2xx, ${result.errors} errors or timeouts`;
               throw new Error(`${request.name}, ${variant}: ${what} in ${measured} requests`);
@@ -94,8 +99,7 @@ export async function run(
           summary.push(row(storeLabel(store), request.name, perRequest));
         }
       } finally {
-        await hosts.limited.stop();
-        await hosts.unlimited.stop();
+        for (const child of children) await child.stop();
       }
     }
   } finally {
