@@ -26,8 +26,9 @@ const derive = (idempotencyKey: string, accountId: string) =>
 export function sealResponse(body: Buffer, idempotencyKey: string, accountId: string): string {
   const iv = randomIv();
   const cipher = createCipheriv("aes-256-gcm", derive(idempotencyKey, accountId), iv);
-  const ciphertext = Buffer.concat([cipher.update(body), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString("base64");
+  const head = cipher.update(body);
+  const tail = cipher.final();
+  return Buffer.concat([iv, cipher.getAuthTag(), head, tail]).toString("base64");
 }
 
 /** Throws when the value was sealed under another key or altered. */

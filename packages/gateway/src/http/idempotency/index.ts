@@ -49,7 +49,9 @@ export function idempotency(deps: IdempotencyDeps) {
     app.addHook("onSend", (request, reply, payload, done) => {
       const claim = takeClaim(request);
       if (!claim) return done(null, payload);
-      settle(deps, request, claim, reply, payload).then(() => done(null, payload));
+      const body = bytesOf(payload);
+      // A string answer goes out as the bytes stored: encoded once, not once for the store and once for the socket.
+      settle(deps, request, claim, reply, body).then(() => done(null, typeof payload === "string" ? body : payload));
     });
 
     // Safety net: a request that ended without onSend (the connection broke first) gives its claim back.
@@ -130,16 +132,22 @@ function takeClaim(request: FastifyRequest): ActiveClaim | undefined {
   return claim;
 }
 
+/** An answer's bytes; undefined for a stream, whose bytes are never held whole. */
+function bytesOf(payload: unknown): Buffer | undefined {
+  if (typeof payload === "string") return Buffer.from(payload);
+  if (payload == null) return Buffer.alloc(0);
+  return Buffer.isBuffer(payload) ? payload : undefined;
+}
+
 async function settle(
   deps: IdempotencyDeps,
   request: FastifyRequest,
   claim: ActiveClaim,
   reply: FastifyReply,
-  payload: unknown,
+  body: Buffer | undefined,
 ): Promise<void> {
   try {
-    const body = typeof payload === "string" ? Buffer.from(payload) : payload == null ? Buffer.alloc(0) : payload;
-    if (notExecutedStatuses.has(reply.statusCode) || request.notExecuted || !Buffer.isBuffer(body)) {
+    if (notExecutedStatuses.has(reply.statusCode) || request.notExecuted || body === undefined) {
       await deps.records.release(claim.ref, claim.token);
       return;
     }
