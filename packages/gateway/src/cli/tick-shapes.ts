@@ -9,7 +9,7 @@
 // having seen many shapes, for good: from then on even the optimized nextTick defines those keys through the runtime,
 // about 1,300 instructions each, on each of the dozen ticks that Node's streams and HTTP make for a request. In a
 // gateway that was 30-50 k instructions a request, about a tenth of its work, in every start measured
-// (docs/scaling.md); in the bench's plain node:http passthrough, in some starts and not in others.
+// (docs/performance.md); in the bench's plain node:http passthrough, in some starts and not in others.
 // A tick object kept alive keeps the shapes it grew through alive (each shape holds the one it grew from), so the
 // recorded shape stays the one every tick is built with. It must be taken before the first full collection.
 import { executionAsyncResource } from "node:async_hooks";
