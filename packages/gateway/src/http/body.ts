@@ -4,7 +4,7 @@
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import secureJson from "secure-json-parse";
-import { invalidRequest } from "../core/errors.ts";
+import { type FieldProblem, invalidRequest } from "../core/errors.ts";
 import { sentMoreThanOnce } from "./raw-headers.ts";
 
 export const bodyLimitBytes = 1024 * 1024;
@@ -29,16 +29,13 @@ export function registerBodyParsing(app: FastifyInstance): void {
       try {
         parsed = secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" });
       } catch (error) {
-        return done(invalidRequest(`The body is not valid JSON: ${syntaxProblem(error as Error)}`), undefined);
+        return done(unparsable(text, error as Error), undefined);
       }
       // A NUL can only be there escaped; the walk runs only when the text has the escape.
-      const withNul = text.includes("\\u0000") ? pathsWithNul(parsed, "") : [];
+      const withNul = text.includes("\\u0000") ? problemsWhere(parsed, nulProblem) : [];
       if (withNul.length > 0) {
         return done(
-          invalidRequest(
-            "The body contains the NUL character (\\u0000), which no field accepts",
-            withNul.map((path) => ({ path, message: "must not contain the NUL character (\\u0000)" })),
-          ),
+          invalidRequest("The body contains the NUL character (\\u0000), which no field accepts", withNul),
           undefined,
         );
       }
@@ -90,17 +87,80 @@ function charsetProblem(request: FastifyRequest) {
   return invalidRequest(`Content-Type charset ${charset} is not supported; send JSON encoded as UTF-8`);
 }
 
-/** JSON pointers of the strings (values or member names) that contain U+0000. */
-function pathsWithNul(value: unknown, at: string): string[] {
-  if (typeof value === "string") return value.includes("\u0000") ? [at] : [];
-  if (value === null || typeof value !== "object") return [];
-  const found: string[] = [];
-  for (const [key, member] of Object.entries(value)) {
-    const path = `${at}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
-    if (key.includes("\u0000")) found.push(path);
-    found.push(...pathsWithNul(member, path));
+/** A value met in a walk of the body: a member's name (undefined for the body itself), its value, its container. */
+interface Visit {
+  name: string | undefined;
+  value: unknown;
+  parent: Visit | undefined;
+}
+
+/**
+ * A problem for `value` and each member in it, nested ones included, that `problemOf` finds one with (given the
+ * member's name, undefined for `value` itself, and its value), at its JSON pointer, in the order of the document.
+ */
+function problemsWhere(
+  value: unknown,
+  problemOf: (name: string | undefined, member: unknown) => string | undefined,
+): FieldProblem[] {
+  const found: FieldProblem[] = [];
+  // A stack rather than recursion: 1 MiB of JSON can nest hundreds of thousands of levels deep. Pointers are built
+  // only for the members with a problem.
+  const stack: Visit[] = [{ name: undefined, value, parent: undefined }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const message = problemOf(next.name, next.value);
+    if (message !== undefined) found.push({ path: pointerOf(next), message });
+    const members = next.value;
+    if (members === null || typeof members !== "object") continue;
+    // Pushed last member first, so that the first is visited next.
+    if (Array.isArray(members)) {
+      for (let i = members.length - 1; i >= 0; i--) stack.push({ name: String(i), value: members[i], parent: next });
+    } else {
+      const names = Object.keys(members);
+      for (let i = names.length - 1; i >= 0; i--) {
+        const name = names[i] as string;
+        stack.push({ name, value: (members as Record<string, unknown>)[name], parent: next });
+      }
+    }
   }
   return found;
+}
+
+/** The JSON pointer of a visited member: its names from the top, escaped. */
+function pointerOf(visit: Visit): string {
+  const names: string[] = [];
+  for (let at: Visit | undefined = visit; at?.name !== undefined; at = at.parent) {
+    names.push(`/${at.name.replaceAll("~", "~0").replaceAll("/", "~1")}`);
+  }
+  return names.reverse().join("");
+}
+
+/** U+0000 in a member's name or in a string value. */
+const nulProblem = (name: string | undefined, member: unknown) =>
+  name?.includes("\u0000") || (typeof member === "string" && member.includes("\u0000"))
+    ? "must not contain the NUL character (\\u0000)"
+    : undefined;
+
+/**
+ * The members secure-json-parse refuses, since code that copies them into an object would change its prototype:
+ * "__proto__", and "constructor" holding "prototype".
+ */
+const prototypeProblem = (name: string | undefined, member: unknown) => {
+  if (name === "__proto__") return 'must not be named "__proto__"';
+  const holdsPrototype = typeof member === "object" && member !== null && Object.hasOwn(member, "prototype");
+  return name === "constructor" && holdsPrototype ? 'must not be named "constructor" and hold "prototype"' : undefined;
+};
+
+/** Why a body secure-json-parse refused is refused: JSON's syntax, or members that could change a prototype. */
+function unparsable(text: string, error: Error) {
+  if (error.message === "Object contains forbidden prototype property") {
+    // The text is JSON (secure-json-parse refuses only after parsing it): name every member it refused.
+    const problems = problemsWhere(JSON.parse(text), prototypeProblem);
+    return invalidRequest(
+      'The body has a member named "__proto__", or "constructor" holding "prototype", which no field accepts',
+      problems,
+    );
+  }
+  return invalidRequest(`The body is not valid JSON: ${syntaxProblem(error)}`);
 }
 
 /** V8's message without the excerpt of the body it quotes (bytes of the caller's own, possibly binary). */

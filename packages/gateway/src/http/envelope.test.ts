@@ -161,6 +161,42 @@ describe("malformed requests", () => {
     expect(after.json.data).toEqual(before.json.data);
   });
 
+  it("finds the NUL character however deeply the body nests, and answers 400 rather than failing", async () => {
+    // 200,000 levels: a walk that recursed would run out of stack long before the bottom.
+    const depth = 200_000;
+    const body = `{"name":"key","scopes":["*"],"deep":${"[".repeat(depth)}"\\u0000"${"]".repeat(depth)}}`;
+    const result = await post("/v1/platform/create_api_key", { body, headers: json });
+    expectError(
+      result,
+      400,
+      "invalid_request",
+      "The body contains the NUL character (\\u0000), which no field accepts",
+    );
+    expect(result.json.error.details).toEqual([
+      { path: `/deep${"/0".repeat(depth)}`, message: "must not contain the NUL character (\\u0000)" },
+    ]);
+  });
+
+  it('refuses members named "__proto__", or "constructor" holding "prototype", naming each, and stores nothing', async () => {
+    const before = await post("/v1/platform/list_api_keys", { body: "{}", headers: json });
+    const result = await post("/v1/platform/create_api_key", {
+      body: '{"name":"k","scopes":["*"],"__proto__":{"admin":true},"a":[{"constructor":{"prototype":{}}}],"constructor":1}',
+      headers: json,
+    });
+    expectError(
+      result,
+      400,
+      "invalid_request",
+      'The body has a member named "__proto__", or "constructor" holding "prototype", which no field accepts',
+    );
+    expect(result.json.error.details).toEqual([
+      { path: "/__proto__", message: 'must not be named "__proto__"' },
+      { path: "/a/0/constructor", message: 'must not be named "constructor" and hold "prototype"' },
+    ]);
+    const after = await post("/v1/platform/list_api_keys", { body: "{}", headers: json });
+    expect(after.json.data).toEqual(before.json.data);
+  });
+
   it("refuses a compressed body by its Content-Encoding", async () => {
     const result = await post("/v1/platform/list_api_keys", {
       body: new Uint8Array(gzipSync('{"a":1}')),
