@@ -168,6 +168,13 @@ describe("403 scope_denied", () => {
     });
     expect((await call(t.key, "list_api_keys")).json.data.api_keys).toHaveLength(before);
   });
+
+  it("says only the schema's problem of a field that fails it, not a rule's about the same value", async () => {
+    const bad = await call(t.key, "create_api_key", { scopes: ["*"], expires_at: "2026-02-30T00:00:00Z" });
+    expect(bad.response.status).toBe(400);
+    expect(bad.json.error.message).toBe("The input of platform:create_api_key is invalid");
+    expect(bad.json.error.details).toEqual([{ path: "/expires_at", message: 'must match format "date-time"' }]);
+  });
 });
 
 describe("keys are stored hashed and listed without secrets", () => {

@@ -59,7 +59,11 @@ export async function executeOperation(
     clock: deps.core.clock,
   };
   const schemaProblems = compiled.validateInput(input) ? [] : fieldProblems(compiled.validateInput.errors);
-  const broken = operation.check?.(input, ctx) ?? [];
+  // A rule about a field that already fails its schema judges a value that is wrong anyway (an impossible date is not
+  // "later than now" either): only the schema's problem is said.
+  const checked = operation.check?.(input, ctx) ?? [];
+  const failing = schemaProblems.length === 0 ? undefined : new Set(schemaProblems.map((problem) => problem.path));
+  const broken = failing ? checked.filter((rule) => !rule.problems.some((p) => failing.has(p.path))) : checked;
   if (schemaProblems.length > 0 || broken.length > 0) {
     // One rule broken, and nothing else: its own message says more than the general one.
     const only = schemaProblems.length === 0 && broken.length === 1 ? broken[0] : undefined;

@@ -52,6 +52,36 @@ describe("sign-in and sessions", () => {
     expect(session.data.csrf_token).toBe(body.data.csrf_token);
   });
 
+  it("says which credential is missing and which is not a string, and signs no one in", async () => {
+    for (const [body, details] of [
+      [
+        {},
+        [
+          { path: "/email", message: "is required" },
+          { path: "/password", message: "is required" },
+        ],
+      ],
+      [
+        { email: ["ada@example.com"], password: { secret: password } },
+        [
+          { path: "/email", message: "must be a string" },
+          { path: "/password", message: "must be a string" },
+        ],
+      ],
+      [{ email: "ada@example.com", password: "" }, [{ path: "/password", message: "is required" }]],
+    ] as const) {
+      const response = await new ConsoleClient(t.url).request("POST", "/console/api/session", body);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as any).error).toEqual({
+        ...expectedError("invalid_request"),
+        message: "Send your email and password",
+        request_id: response.headers.get("x-request-id"),
+        details,
+      });
+      expect(response.headers.get("set-cookie")).toBeNull();
+    }
+  });
+
   it("answers a wrong password and an unknown email alike", async () => {
     for (const [email, secret] of [
       ["ada@example.com", "wrong password!"],

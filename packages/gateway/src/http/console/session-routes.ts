@@ -25,6 +25,12 @@ const sessionView = (user: ConsoleUser, csrfToken: string, expiresAt: number) =>
   },
 });
 
+/** What is wrong with a credential of the sign-in body, if anything: absent or empty, or not a string. */
+function credentialProblem(path: string, value: unknown) {
+  if (value === undefined || value === null || value === "") return { path, message: "is required" };
+  return typeof value === "string" ? undefined : { path, message: "must be a string" };
+}
+
 /** POST /console/api/session: the one console route that needs no session. */
 export function signInRoutes(deps: SessionRouteDeps) {
   return async (app: FastifyInstance) => {
@@ -33,10 +39,11 @@ export function signInRoutes(deps: SessionRouteDeps) {
       const body = bodyAsObject(request.body);
       const { email, password } = body;
       if (typeof email !== "string" || typeof password !== "string" || email === "" || password === "") {
-        throw invalidRequest("Send your email and password", [
-          ...(typeof email === "string" && email !== "" ? [] : [{ path: "/email", message: "is required" }]),
-          ...(typeof password === "string" && password !== "" ? [] : [{ path: "/password", message: "is required" }]),
-        ]);
+        const problems = [credentialProblem("/email", email), credentialProblem("/password", password)];
+        throw invalidRequest(
+          "Send your email and password",
+          problems.filter((problem) => problem !== undefined),
+        );
       }
       await deps.throttle.check(email, request.ip);
       const user = await deps.users.authenticate(email, password);
