@@ -1,0 +1,129 @@
+// `gateway serve` and SIGTERM, as an orchestrator stops a node: it stops accepting connections at once, finishes the
+// request in flight, serves a request that was already on its way on a busy keep-alive connection (with
+// `Connection: close`, never a framework's own 503 body), then exits 0. (SQLite: a fresh data directory.)
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, expect, it } from "vitest";
+import { startCli } from "./cli.ts";
+import { freePort, testStore } from "./harness.ts";
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-shutdown-"));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether a new TCP connection to the port is accepted. */
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, "127.0.0.1", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on("error", () => resolve(false));
+  });
+
+/** The HTTP/1.1 answers read from one connection, in order: status, lower-cased headers, JSON body. */
+function answersOf(bytes: Buffer) {
+  const answers: { status: number; headers: Record<string, string>; body: Record<string, any> }[] = [];
+  let rest = bytes;
+  while (rest.length > 0) {
+    const headEnd = rest.indexOf("\r\n\r\n");
+    const [statusLine = "", ...lines] = rest.subarray(0, headEnd).toString("latin1").split("\r\n");
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+    );
+    // Content-Length counts bytes, and the bodies hold Japanese text.
+    const bodyEnd = headEnd + 4 + Number(headers["content-length"]);
+    answers.push({
+      status: Number(statusLine.split(" ")[1]),
+      headers,
+      body: JSON.parse(rest.subarray(headEnd + 4, bodyEnd).toString("utf8")),
+    });
+    rest = rest.subarray(bodyEnd);
+  }
+  return answers;
+}
+
+/** A connection to the gateway: what it wrote, and everything read from it once the gateway has closed it. */
+function connection(port: number) {
+  const socket = net.connect(port, "127.0.0.1");
+  const closed = new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk) => chunks.push(chunk));
+    socket.on("close", () => resolve(Buffer.concat(chunks)));
+    socket.on("error", reject);
+  });
+  return { send: (text: string) => socket.write(text), closed };
+}
+
+it.skipIf(testStore() !== "sqlite")(
+  "on SIGTERM refuses new connections, answers every request sent, closes each connection once it is idle, exits 0",
+  { timeout: 120_000 },
+  async () => {
+    const port = await freePort();
+    const serve = startCli(["serve"], {
+      env: { GATEWAY_DATA_DIR: dataDir, GATEWAY_DATABASE_URL: "", PORT: String(port) },
+    });
+    let drainTimer: NodeJS.Timeout | undefined;
+    try {
+      const listening = JSON.parse(await serve.waitForLine('"msg":"gateway listening"')) as {
+        upstreams: Record<string, string>;
+      };
+      const key = fs.readFileSync(path.join(dataDir, "first-api-key"), "utf8").trimEnd();
+      // The catalogue's upstream holds the next two product requests for 1.5 s: the requests in flight at SIGTERM.
+      const fault = await fetch(`${listening.upstreams.catalog}/_sandbox/faults`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ delay_ms: 1500, count: 2, path_prefix: "/api/v1/items/" }),
+      });
+      expect(fault.status).toBe(201);
+      const body = JSON.stringify({ product_id: "cat-prd-0042" });
+      const request =
+        "POST /v1/catalog/product_detail HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+        `Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+
+      // Two keep-alive connections, each with a request waiting for the upstream when SIGTERM comes.
+      const sendsAgain = connection(port);
+      const goesIdle = connection(port);
+      sendsAgain.send(request);
+      goesIdle.send(request);
+      await sleep(300);
+      const exited = new Promise<number | null>((resolve) => serve.child.once("exit", (code) => resolve(code)));
+      serve.child.kill("SIGTERM");
+      // The keep-alive timeout is 72 s: a drain that waited for it would still be running 20 s after SIGTERM.
+      const late = Symbol("late");
+      const deadline = new Promise<typeof late>((resolve) => {
+        drainTimer = setTimeout(() => resolve(late), 20_000);
+      });
+      const soon = async <T>(promise: Promise<T>): Promise<T> => {
+        const settled = await Promise.race([promise, deadline]);
+        if (settled === late) throw new Error("the gateway was still draining 20 s after SIGTERM");
+        return settled as T;
+      };
+      const shutdown = await serve.waitForLine('"msg":"shutting down: finishing in-flight requests"');
+      expect(JSON.parse(shutdown)).toMatchObject({ level: 30, signal: "SIGTERM" });
+      expect(await accepts(port)).toBe(false);
+      // A second request on a busy connection, sent while the gateway is closing: served, and the connection closed.
+      sendsAgain.send(request);
+
+      const again = answersOf(await soon(sendsAgain.closed));
+      expect(again.map((answer) => [answer.status, answer.headers.connection])).toEqual([
+        [200, "keep-alive"],
+        [200, "close"],
+      ]);
+      // The other answers its request with keep-alive, and is closed once idle rather than at the keep-alive timeout.
+      const idle = answersOf(await soon(goesIdle.closed));
+      expect(idle.map((answer) => [answer.status, answer.headers.connection])).toEqual([[200, "keep-alive"]]);
+      for (const answer of [...again, ...idle]) {
+        expect(answer.headers["x-request-id"]).toMatch(/^req_[0-9A-Za-z]{20}$/);
+        expect(answer.body.data.id).toBe("cat-prd-0042");
+      }
+      expect(await soon(exited)).toBe(0);
+    } finally {
+      clearTimeout(drainTimer);
+      await serve.stop();
+    }
+  },
+);
