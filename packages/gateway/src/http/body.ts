@@ -111,15 +111,11 @@ function problemsWhere(
     if (message !== undefined) found.push({ path: pointerOf(next), message });
     const members = next.value;
     if (members === null || typeof members !== "object") continue;
-    // Pushed last member first, so that the first is visited next.
-    if (Array.isArray(members)) {
-      for (let i = members.length - 1; i >= 0; i--) stack.push({ name: String(i), value: members[i], parent: next });
-    } else {
-      const names = Object.keys(members);
-      for (let i = names.length - 1; i >= 0; i--) {
-        const name = names[i] as string;
-        stack.push({ name, value: (members as Record<string, unknown>)[name], parent: next });
-      }
+    // An array's member names are its indices. Pushed last member first, so that the first is visited next.
+    const names = Object.keys(members);
+    for (let i = names.length - 1; i >= 0; i--) {
+      const name = names[i] as string;
+      stack.push({ name, value: (members as Record<string, unknown>)[name], parent: next });
     }
   }
   return found;
