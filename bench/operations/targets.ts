@@ -44,7 +44,9 @@ export async function startTargets(wrapper: readonly string[] = [], readyTimeout
     const upstreamEnv = Object.fromEntries(
       Object.entries(upstreams).map(([id, url]) => [`GATEWAY_UPSTREAM_${id.toUpperCase()}_URL`, url]),
     );
-    const env = { GATEWAY_DATA_DIR: dataDir, GATEWAY_LOG_LEVEL: "info", PORT: String(gatewayPort), ...upstreamEnv };
+    // BENCH_GATEWAY_LOG_LEVEL=warn leaves out the request log line, to measure what it costs.
+    const logLevel = process.env.BENCH_GATEWAY_LOG_LEVEL ?? "info";
+    const env = { GATEWAY_DATA_DIR: dataDir, GATEWAY_LOG_LEVEL: logLevel, PORT: String(gatewayPort), ...upstreamEnv };
     const { key } = JSON.parse(
       await runGatewayCli(["keys", "create", "--scopes", "catalog", "--rate-limit", "1000000:1000000", "--json"], env),
     ) as { key: string };
