@@ -146,6 +146,12 @@ describe("bad input changes nothing", () => {
     expect(theirs.status).toBe(404);
     expect(theirs.body.error).toMatchObject({ code: "not_found", provider: "delivery" });
     expect(await getOrder(s, mine.id)).toEqual(mine);
+    // Once the order is cancelled, another customer's cancel still meets the app's 404, not the copy's status.
+    expect((await callOperation(s, "cancel_order", { order_id: mine.id })).status).toBe(200);
+    const cancelAgain = await callOperation(s, "cancel_order", { order_id: mine.id }, { connectionId: secondCustomer });
+    expect(cancelAgain.status).toBe(404);
+    expect(cancelAgain.body.error).toMatchObject({ code: "not_found", provider: "delivery" });
+    expect(cancelAgain.body.error).not.toHaveProperty("details");
     const wrongType = await callOperation(s, "get_order", { order_id: 12 });
     expect(wrongType.body.error.details).toEqual([{ path: "/order_id", message: "must be string" }]);
   });

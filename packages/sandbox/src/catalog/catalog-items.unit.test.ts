@@ -75,12 +75,17 @@ describe("catalog item search", () => {
       "minPrice=-1",
       "sort=cheapest",
       "minPrice=500&maxPrice=100",
-      "genreId=7",
     ]) {
       const { status, body } = await catalog.get(`/api/v1/items/search?${query}`);
       expect(status, query).toBe(400);
       expect(body).toEqual({ error: "wrong_parameter", error_description: expect.any(String) });
     }
+  });
+
+  it("answers a search in an unknown genre with 404, as every route naming a genre does", async () => {
+    const { status, body } = await catalog.get("/api/v1/items/search?genreId=7");
+    expect(status).toBe(404);
+    expect(body).toEqual({ error: "not_found", error_description: "genreId 7 is not found" });
   });
 });
 

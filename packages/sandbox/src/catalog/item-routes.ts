@@ -52,7 +52,7 @@ export function registerItemRoutes(app: FastifyInstance, data: CatalogData): voi
     async (request) => {
       const { page, hits, ...criteria } = request.query;
       if (criteria.genreId !== undefined && !data.genres.has(criteria.genreId)) {
-        throw badRequest(`genreId ${criteria.genreId} does not exist`);
+        throw notFound(`genreId ${criteria.genreId} is not found`);
       }
       const result = paginate(searchItems(data, criteria), page, hits);
       return { ...listHeader(result), items: result.items };

@@ -10,7 +10,7 @@ import type { CatalogStore } from "./stores.ts";
 
 const StoreSearchQuery = Type.Object({
   keyword: Type.Optional(Type.String({ maxLength: 128 })),
-  ward: Type.Optional(Type.String({ maxLength: 16 })),
+  ward: Type.Optional(Type.String({ maxLength: 20 })),
   service: Type.Optional(
     Type.Union(["pickup", "parking", "tax_free", "delivery", "repair_desk"].map((s) => Type.Literal(s))),
   ),

@@ -139,6 +139,30 @@ describe("catalog", () => {
     expect(distances.every((d: number) => d <= 3)).toBe(true);
   });
 
+  it("answers an unknown category with 404 in a search, as in every other operation naming one", async () => {
+    for (const operation of ["search_products", "browse_catalog"]) {
+      const { status, body } = await call(operation, { category_id: "999" });
+      expect(status, operation).toBe(404);
+      expect(body.error).toEqual({
+        code: "not_found",
+        message: "The catalog provider found no such resource: genreId 999 is not found",
+        request_id: expect.stringMatching(/^req_/),
+        provider: "catalog",
+        retryable: false,
+      });
+    }
+  });
+
+  it("passes a ward as long as its schema allows to the store search", async () => {
+    const ward = "区".repeat(20);
+    for (const operation of ["search_stores", "check_pickup_availability"]) {
+      const input = operation === "search_stores" ? { ward } : { product_id: "cat-prd-0001", ward };
+      const { status, body } = await call(operation, input);
+      expect(status, operation).toBe(200);
+      expect(body.data.stores, operation).toEqual([]);
+    }
+  });
+
   it("answers an unknown product with 404 not_found carrying the provider and its message", async () => {
     const { status, body } = await call("product_detail", { product_id: "cat-prd-9999" });
     expect(status).toBe(404);

@@ -68,6 +68,25 @@ describe("homegoods", () => {
     expect(second.pagination).toEqual({ next_cursor: null, has_more: false });
   });
 
+  it("refuses a date outside the deal calendar as a failing field, before calling the store", async () => {
+    for (const date of ["2019-12-31", "0000-01-01", "2036-01-01"]) {
+      const response = await t.call("homegoods", "today_deals", { date });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        error: {
+          code: "invalid_request",
+          message: `date ${date} is outside the store's deal calendar`,
+          request_id: response.headers.get("x-request-id"),
+          retryable: false,
+          details: [{ path: "/date", message: "must be between 2020-01-01 and 2035-12-31" }],
+        },
+      });
+    }
+    for (const date of ["2020-01-01", "2035-12-31"]) {
+      expect((await t.call("homegoods", "today_deals", { date })).status).toBe(200);
+    }
+  });
+
   it("answers an unknown product with 404 and the provider", async () => {
     const response = await t.call("homegoods", "product_detail", { product_id: "hgp-9999" });
     const body = (await response.json()) as any;

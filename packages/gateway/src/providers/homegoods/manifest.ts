@@ -127,19 +127,38 @@ const siteMetadata = defineOperation({
   },
 });
 
+/** The days the store has deals for. */
+const firstDealDate = "2020-01-01";
+const lastDealDate = "2035-12-31";
+
 const todayDeals = defineOperation({
   id: "today_deals",
   summary: "The day's deals",
   description: "The deal of a day (default: today in Tokyo) as a node whose children are the discounted products.",
   auth: "none",
   readOnly: true,
-  input: StrictObject({ date: Type.Optional(Type.String({ format: "date", description: "YYYY-MM-DD" })) }),
+  input: StrictObject({
+    date: Type.Optional(
+      Type.String({ format: "date", description: `YYYY-MM-DD, ${firstDealDate} to ${lastDealDate}` }),
+    ),
+  }),
   output: Node,
   example: {
     input: { date: "2026-01-15" },
     output: node("deal-20260115", "本日のお買い得 1月15日", image("deals/2026-01-15/banner.jpg"), [
       node("hgp-0043", "洗える 敷き布団 グリーン", image("products/hgp-0043/main.jpg")),
     ]),
+  },
+  // The store's deal calendar: a date outside it is the caller's mistake, named like any other failing field.
+  check({ date }) {
+    if (typeof date !== "string" || (date >= firstDealDate && date <= lastDealDate)) return [];
+    const range = `between ${firstDealDate} and ${lastDealDate}`;
+    return [
+      {
+        message: `date ${date} is outside the store's deal calendar`,
+        problems: [{ path: "/date", message: `must be ${range}` }],
+      },
+    ];
   },
   async handle(input, ctx) {
     const { deal } = await ctx.upstream.request<{

@@ -43,7 +43,8 @@ export interface StatefulResource<N, O extends StatefulObject> {
   /** For get_…: 404 as `load`, else fetches the upstream's state, brings the copy forward, answers the copy. */
   refresh(ctx: OperationContext, id: string, fetch: (upstreamId: string) => Promise<N>): Promise<O>;
   /** For a caller's action (cancel, leave, refund): 404 as `load`, 409 when `to` is not reachable from the copy's
-   * status, else runs `call` at the upstream and applies its answer. */
+   * status (for a copy made through the caller's connection; another connection's copy goes to the upstream, which
+   * decides), else runs `call` at the upstream and applies its answer. */
   transition(
     ctx: OperationContext,
     id: string,
@@ -160,7 +161,11 @@ export function defineStatefulResource<N, O extends StatefulObject>(
 
     async transition(ctx, id, to, call) {
       const copy = await this.load(ctx, id);
-      if (!spec.transitions[copy.status]?.includes(to)) {
+      // A copy made through another connection of the account is the upstream's to judge: only it knows whether the
+      // caller's account there owns the resource (the same customer connected again) or not (another customer, refused
+      // with 404 before the copy's status could show).
+      const throughCaller = copy.connectionId === (ctx.connection?.id ?? null);
+      if (throughCaller && !spec.transitions[copy.status]?.includes(to)) {
         throw new GatewayError("conflict", `The ${noun} ${id} is ${copy.status}: it cannot become ${to}`, {
           details: { reason: "illegal_transition", status: copy.status, requested: to },
           fix: `Read the ${noun} again and act on its current status.`,
