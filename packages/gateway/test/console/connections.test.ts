@@ -94,6 +94,35 @@ describe("connections in the console", () => {
     expect(withHeader.status).toBe(400);
   });
 
+  it("keep an Idempotency-Key of one shopper's token from replaying to another shopper's", async () => {
+    const session = await ada.operation("create_connect_session", {
+      provider_id: "shopping",
+      external_ref: "user_9001",
+    });
+    const flow = await runConnectFlow({
+      connectUrl: session.body.data.connect_url,
+      username: "demo2",
+      password: "demo2",
+    });
+    expect(flow.ok).toBe(true);
+    const second = (await ada.operation("list_connections", { external_ref: "user_9001" })).body.data.connections[0].id;
+    const tokens = [handle, second].map(async (connection) => (await mint(ada, { connection })).body.data.token);
+    const [mine, theirs] = await Promise.all(tokens);
+    const add = (token: string) =>
+      fetch(`${t.url}/v1/shopping/add_cart_item`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": "cart-1" },
+        body: JSON.stringify({ product_id: "prod_0007" }),
+      });
+    expect((await add(mine)).status).toBe(200);
+    const replay = await add(mine);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    const other = await add(theirs);
+    expect(other.status).toBe(409);
+    expect(other.headers.get("idempotent-replayed")).toBeNull();
+    expect(((await other.json()) as any).error.details).toEqual({ reason: "idempotency_key_reused" });
+  });
+
   it("stop working once the connection is deleted", async () => {
     const { token } = (await mint(ada, { connection: handle })).body.data;
     const deleted = await ada.operation("delete_connection", { connection_id: handle });

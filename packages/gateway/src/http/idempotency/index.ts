@@ -77,11 +77,13 @@ async function claimOrReplay(
   // Node joins repeated headers of this name with ", ": read them apart, so that a repeat is refused, not merged.
   const key = parseIdempotencyKey(request.raw.headersDistinct["idempotency-key"] ?? header);
   const ref = { accountId, keyHash: idempotencyKeyHash(key) };
-  const connection = request.headers["x-gateway-connection-id"];
+  const connectionHeader = request.headers["x-gateway-connection-id"];
+  const named = typeof connectionHeader === "string" ? connectionHeader : connectionHeader?.join(", ");
   const fingerprint = requestFingerprint({
     method: request.method,
     path: request.url,
-    connectionId: typeof connection === "string" ? connection : connection?.join(", "),
+    // The connection the request runs against: the header's, else the one a delegation token holds server-side.
+    connectionId: named || request.principal?.connectionId,
     rawBody: request.rawBody,
   });
 
