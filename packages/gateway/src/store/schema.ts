@@ -203,6 +203,8 @@ export interface DelegationTokensTable {
   scopes: string;
   /** The connection credentials-mode calls run against; never sent to the browser. */
   connection_id: string | null;
+  /** The console session that minted it: the token works while that session lives (null: minted before 0008). */
+  session_id: string | null;
   created_at: number;
   expires_at: number;
 }

@@ -1,10 +1,11 @@
 // Delegation tokens (try-it-out): minted by a signed-in user, accepted on /v1 like a key, limited to provider
 // scopes, and refused once their 10 minutes are over (a fake clock moves time). Sessions end after 12 idle hours.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Users } from "../../src/core/users/users.ts";
 import { providers } from "../../src/providers/registry.ts";
 import { expectedError, type TestGateway } from "../harness.ts";
 import { FakeClock } from "../webhooks/fake-clock.ts";
-import { ConsoleClient, createUser, startConsoleGateway } from "./console-client.ts";
+import { ConsoleClient, createUser, password, startConsoleGateway } from "./console-client.ts";
 
 let t: TestGateway;
 const clock = new FakeClock(Date.parse("2026-11-21T09:00:00.000Z"));
@@ -91,6 +92,37 @@ describe("delegation tokens", () => {
       ...expectedError("unauthorized"),
       message: "The delegation token has expired; the console mints a new one",
     });
+  });
+
+  it("end with the session that minted them: signing out, a new password, the user's deletion", async () => {
+    const users = new Users(t.gateway.core.store.db, t.gateway.core.clock);
+    await createUser(t, "grace@example.com");
+    const endings: [string, (browser: ConsoleClient) => Promise<unknown>][] = [
+      ["signing out", (browser) => browser.request("DELETE", "/console/api/session")],
+      ["a new password", () => users.setPassword("grace@example.com", "another horse battery")],
+      ["the user's deletion", () => users.remove("grace@example.com")],
+    ];
+    let secret = password;
+    for (const [ending, end] of endings) {
+      const browser = new ConsoleClient(t.url);
+      expect((await browser.signIn("grace@example.com", secret)).status, ending).toBe(200);
+      const other = new ConsoleClient(t.url);
+      await other.signIn("ada@example.com");
+      const minted = await browser.request("POST", "/console/api/delegation-tokens", {});
+      const { token } = ((await minted.json()) as any).data;
+      const kept = ((await (await other.request("POST", "/console/api/delegation-tokens", {})).json()) as any).data;
+      expect((await call(token, "say", { text: "before" })).status, ending).toBe(200);
+      await end(browser);
+      const refused = await call(token, "say", { text: "after" });
+      expect(refused.status, ending).toBe(401);
+      expect(((await refused.json()) as any).error, ending).toMatchObject({
+        ...expectedError("unauthorized"),
+        message: "The console session that minted this delegation token has ended; sign in again",
+      });
+      // Another user's session, and the tokens it minted, go on.
+      expect((await call(kept.token, "say", { text: "unaffected" })).status, ending).toBe(200);
+      if (ending === "a new password") secret = "another horse battery";
+    }
   });
 
   it("are refused when malformed or unknown", async () => {

@@ -1,6 +1,6 @@
-// Delegation tokens: `gwd_…`, minted for a signed-in console user, valid 10 minutes, carrying the user's
-// account, a scope subset and optionally a connection (so that the browser never holds a connection id). Stored as
-// a hash; accepted wherever an API key is.
+// Delegation tokens: `gwd_…`, minted for a signed-in console user, valid 10 minutes and while the console session
+// that minted it lives, carrying the user's account, a scope subset and optionally a connection (so that the browser
+// never holds a connection id). Stored as a hash; accepted wherever an API key is.
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../store/schema.ts";
@@ -15,6 +15,8 @@ const hashToken = (token: string) => createHash("sha256").update(token).digest("
 export interface MintInput {
   accountId: string;
   userId: string;
+  /** The minting console session: signing out (or anything else that ends it) ends the token too. */
+  sessionId: string;
   scopes: string[];
   connectionId?: string | undefined;
 }
@@ -46,6 +48,7 @@ export class DelegationTokens {
         user_id: input.userId,
         scopes: JSON.stringify(input.scopes),
         connection_id: input.connectionId ?? null,
+        session_id: input.sessionId,
         created_at: now,
         expires_at: minted.expiresAt,
       })
@@ -61,12 +64,22 @@ export class DelegationTokens {
     if (!tokenPattern.test(token)) throw unauthorized("The delegation token is malformed");
     const row = await this.db
       .selectFrom("delegation_tokens")
-      .selectAll()
-      .where("token_hash", "=", hashToken(token))
+      .leftJoin("console_sessions", "console_sessions.id", "delegation_tokens.session_id")
+      .select([
+        "delegation_tokens.id",
+        "delegation_tokens.account_id",
+        "delegation_tokens.scopes",
+        "delegation_tokens.connection_id",
+        "delegation_tokens.expires_at",
+        "console_sessions.expires_at as session_expires_at",
+      ])
+      .where("delegation_tokens.token_hash", "=", hashToken(token))
       .executeTakeFirst();
     if (!row) throw unauthorized("The delegation token is not valid");
-    if (row.expires_at <= this.clock.now()) {
-      throw unauthorized("The delegation token has expired; the console mints a new one");
+    const now = this.clock.now();
+    if (row.expires_at <= now) throw unauthorized("The delegation token has expired; the console mints a new one");
+    if (row.session_expires_at === null || row.session_expires_at <= now) {
+      throw unauthorized("The console session that minted this delegation token has ended; sign in again");
     }
     return {
       kind: "delegation",

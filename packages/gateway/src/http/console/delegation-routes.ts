@@ -45,6 +45,7 @@ export function delegationRoutes(app: FastifyInstance, deps: DelegationRouteDeps
     const minted = await deps.delegation.mint({
       accountId: session.accountId,
       userId: session.userId,
+      sessionId: session.id,
       scopes,
       connectionId,
     });

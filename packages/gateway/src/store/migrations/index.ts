@@ -7,6 +7,7 @@ import * as connections from "./0004_connections.ts";
 import * as consoleTables from "./0005_console.ts";
 import * as providerResources from "./0006_provider_resources.ts";
 import * as storeSettings from "./0007_store_settings.ts";
+import * as delegationSessions from "./0008_delegation_sessions.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_accounts_and_keys": accountsAndKeys,
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "0005_console": consoleTables,
   "0006_provider_resources": providerResources,
   "0007_store_settings": storeSettings,
+  "0008_delegation_sessions": delegationSessions,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
