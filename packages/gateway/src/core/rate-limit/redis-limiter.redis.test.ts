@@ -1,5 +1,6 @@
 // The Lua GCRA against the same expectations as gcra.ts, on the shared test Redis under a prefix of its own; and the
 // fail-fast behaviour when nothing listens.
+import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../../test/harness.ts";
 import { randomBase62 } from "../ids.ts";
@@ -7,9 +8,10 @@ import { RedisRateLimiter } from "./redis-limiter.ts";
 
 const redisUrl = process.env.GATEWAY_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const events: string[] = [];
+const prefix = `test-${randomBase62(10)}:`;
 const limiter = new RedisRateLimiter({
   url: redisUrl,
-  keyPrefix: `test-${randomBase62(10)}:`,
+  keyPrefix: prefix,
   commandTimeoutMs: 1_000,
   onUnavailable: () => events.push("unavailable"),
   onRecovered: () => events.push("recovered"),
@@ -55,6 +57,29 @@ describe("the Lua GCRA", () => {
     expect(decisions.filter((d) => d?.allowed)).toHaveLength(5);
     const remaining = decisions.filter((d) => d?.allowed).map((d) => d?.remaining);
     expect(remaining.sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("decides more checks than one call takes, and checks of several keys in one call", async () => {
+    // 300 checks in one turn: two calls (256 and 44); 40 checks of another key interleaved with them.
+    const many = Array.from({ length: 300 }, () => limiter.check("many", { perMinute: 1, burst: 280 }));
+    const few = Array.from({ length: 40 }, () => limiter.check("few", { perMinute: 1, burst: 30 }));
+    const decisions = await Promise.all(many);
+    expect(decisions.filter((d) => d?.allowed)).toHaveLength(280);
+    expect(decisions.slice(0, 280).map((d) => d?.remaining)).toEqual(Array.from({ length: 280 }, (_, i) => 279 - i));
+    expect(decisions.slice(280).every((d) => d?.allowed === false && d.retryAfterMs > 55_000)).toBe(true);
+    expect((await Promise.all(few)).map((d) => d?.allowed)).toEqual(Array.from({ length: 40 }, (_, i) => i < 30));
+    expect(events).toEqual([]);
+  });
+
+  it("writes its keys under the prefix", async () => {
+    const raw = new Redis(redisUrl);
+    try {
+      await limiter.check("prefixed", { perMinute: 1, burst: 2 });
+      expect(await raw.exists(`${prefix}rl:prefixed`)).toBe(1);
+      expect(await raw.exists("rl:prefixed")).toBe(0);
+    } finally {
+      raw.disconnect();
+    }
   });
 
   it("keeps subjects apart", async () => {

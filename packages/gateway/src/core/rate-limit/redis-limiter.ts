@@ -1,40 +1,53 @@
-// The limiter shared by every node through Redis: GCRA in one Lua script (one round trip) on Redis's own clock, so
-// the nodes' clocks do not matter. Redis must not become a single point of failure: no offline queue and a short
-// command timeout make a missing Redis fail fast, the request is let through (fail open), and the client keeps
-// reconnecting so that limits apply again as soon as Redis answers. Checks made during one turn of the event loop
-// go to Redis together, one write and one read for all of them.
+// The limiter shared by every node through Redis: GCRA in one Lua script on Redis's own clock, so the nodes' clocks
+// do not matter. Redis must not become a single point of failure: no offline queue and a short command timeout make a
+// missing Redis fail fast, the request is let through (fail open), and the client keeps reconnecting so that limits
+// apply again as soon as Redis answers. The checks made during one turn of the event loop go to Redis together, as
+// one call of the script that decides each of them in turn: one command to build, send and parse, not one per check.
 import { Redis } from "ioredis";
 import { gcraParameters, type RateLimitDecision, type RateLimitPolicy } from "./gcra.ts";
 import type { RateLimiter } from "./limiter.ts";
 
+// One call decides KEYS[i] with ARGV[2i-1] (the emission interval) and ARGV[2i] (the tolerance), in order, so that
+// checks of one key in the same call see each other; it answers four values per check.
 // Times are milliseconds since 2023-11-14 (Unix 1700000000), not since 1970: a double then still resolves 0.02 µs,
 // where at 1.8e12 ms it would round away the sub-millisecond intervals of high limits.
 const gcraScript = `
 local time = redis.call('TIME')
 local now = (tonumber(time[1]) - 1700000000) * 1000 + tonumber(time[2]) / 1000
-local interval = tonumber(ARGV[1])
-local tolerance = tonumber(ARGV[2])
-local tat = tonumber(redis.call('GET', KEYS[1])) or now
-if tat < now then tat = now end
-if tat - now > tolerance + interval * 1e-3 then
-  return {0, 0, tostring(tat - now), tostring(tat - now - tolerance)}
+local out = {}
+for i = 1, #KEYS do
+  local interval = tonumber(ARGV[2 * i - 1])
+  local tolerance = tonumber(ARGV[2 * i])
+  local tat = tonumber(redis.call('GET', KEYS[i])) or now
+  if tat < now then tat = now end
+  local n = #out
+  if tat - now > tolerance + interval * 1e-3 then
+    out[n + 1], out[n + 2], out[n + 3], out[n + 4] = 0, 0, tostring(tat - now), tostring(tat - now - tolerance)
+  else
+    local new_tat = tat + interval
+    redis.call('SET', KEYS[i], string.format('%.4f', new_tat), 'PX', math.max(1, math.ceil(new_tat - now)))
+    local remaining = math.floor((tolerance - (new_tat - now)) / interval + 1 + 1e-3)
+    if remaining < 0 then remaining = 0 end
+    out[n + 1], out[n + 2], out[n + 3], out[n + 4] = 1, remaining, tostring(new_tat - now), '0'
+  end
 end
-local new_tat = tat + interval
-redis.call('SET', KEYS[1], string.format('%.4f', new_tat), 'PX', math.max(1, math.ceil(new_tat - now)))
-local remaining = math.floor((tolerance - (new_tat - now)) / interval + 1 + 1e-3)
-if remaining < 0 then remaining = 0 end
-return {1, remaining, tostring(new_tat - now), '0'}
+return out
 `;
 
-type GcraReply = [number, number, string, string];
-type ScriptedRedis = Redis & { gatewayGcra(key: string, intervalMs: number, toleranceMs: number): Promise<GcraReply> };
-type ScriptedPipeline = { gatewayGcra(key: string, intervalMs: number, toleranceMs: number): unknown };
+/** The script's answer: allowed (1 or 0), remaining, reset ms and retry-after ms, for each check in turn. */
+type GcraReplies = (number | string)[];
+type ScriptedRedis = Redis & {
+  gatewayGcra(keyCount: number, ...keysThenArgs: (string | number)[]): Promise<GcraReplies>;
+};
+
+// A call holds Redis for the time it runs (a few microseconds a check): a turn with more checks makes several calls.
+const maxChecksPerCall = 256;
 
 interface PendingCheck {
   key: string;
   intervalMs: number;
   toleranceMs: number;
-  settle(reply: GcraReply | Error): void;
+  settle(decision: RateLimitDecision | Error): void;
 }
 
 const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
@@ -64,7 +77,8 @@ export class RedisRateLimiter implements RateLimiter {
       // Reconnect for ever, at least once a second, so that recovery is quick.
       retryStrategy: (times) => Math.min(50 * 2 ** times, 1000),
     });
-    redis.defineCommand("gatewayGcra", { numberOfKeys: 1, lua: gcraScript });
+    // No fixed number of keys: each call passes its own, and ioredis prefixes that many arguments as keys.
+    redis.defineCommand("gatewayGcra", { lua: gcraScript });
     redis.on("error", (error) => this.markUnavailable(error));
     redis.on("ready", () => this.markAvailable());
     this.redis = redis as ScriptedRedis;
@@ -87,44 +101,46 @@ export class RedisRateLimiter implements RateLimiter {
 
   async check(subject: string, policy: RateLimitPolicy): Promise<RateLimitDecision | undefined> {
     const { intervalMs, toleranceMs } = gcraParameters(policy);
-    const reply = await new Promise<GcraReply | Error>((settle) => {
+    const decision = await new Promise<RateLimitDecision | Error>((settle) => {
       this.pending.push({ key: `rl:${subject}`, intervalMs, toleranceMs, settle });
-      // After the sockets ready in this turn have all been read: their checks share one round trip.
+      // After the sockets ready in this turn have all been read: their checks share one call.
       if (this.pending.length === 1) setImmediate(() => this.flush());
     });
-    if (reply instanceof Error) {
-      this.markUnavailable(reply);
+    if (decision instanceof Error) {
+      this.markUnavailable(decision);
       return undefined;
     }
     this.markAvailable();
-    const [allowed, remaining, resetMs, retryAfterMs] = reply;
-    return { allowed: allowed === 1, remaining, resetMs: Number(resetMs), retryAfterMs: Number(retryAfterMs) };
+    return decision;
   }
 
   private flush(): void {
-    const batch = this.pending;
+    const pending = this.pending;
     this.pending = [];
-    if (batch.length === 1) {
-      const [check] = batch as [PendingCheck];
-      this.redis
-        .gatewayGcra(check.key, check.intervalMs, check.toleranceMs)
-        .then(check.settle, (error: unknown) => check.settle(asError(error)));
-      return;
+    for (let from = 0; from < pending.length; from += maxChecksPerCall) {
+      const batch = pending.slice(from, from + maxChecksPerCall);
+      const keysThenArgs: (string | number)[] = batch.map((check) => check.key);
+      for (const check of batch) keysThenArgs.push(check.intervalMs, check.toleranceMs);
+      this.redis.gatewayGcra(batch.length, ...keysThenArgs).then(
+        (replies) =>
+          batch.forEach((check, i) => {
+            const [allowed, remaining, resetMs, retryAfterMs] = replies.slice(4 * i, 4 * i + 4);
+            check.settle(
+              retryAfterMs === undefined
+                ? new Error("Redis answered fewer decisions than were asked for")
+                : {
+                    allowed: allowed === 1,
+                    remaining: Number(remaining),
+                    resetMs: Number(resetMs),
+                    retryAfterMs: Number(retryAfterMs),
+                  },
+            );
+          }),
+        (error: unknown) => {
+          for (const check of batch) check.settle(asError(error));
+        },
+      );
     }
-    const pipeline = this.redis.pipeline();
-    for (const check of batch) {
-      (pipeline as unknown as ScriptedPipeline).gatewayGcra(check.key, check.intervalMs, check.toleranceMs);
-    }
-    pipeline.exec().then(
-      (results) =>
-        batch.forEach((check, i) => {
-          const [error, reply] = results?.[i] ?? [new Error("Redis gave no reply"), undefined];
-          check.settle(error ? asError(error) : (reply as GcraReply));
-        }),
-      (error: unknown) => {
-        for (const check of batch) check.settle(asError(error));
-      },
-    );
   }
 
   private markUnavailable(error: unknown): void {
