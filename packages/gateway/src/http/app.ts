@@ -73,9 +73,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const requestId = `req_${nextRequestId()}`;
       refusedUnread(requestId, answerClientError(error, socket, requestId));
     },
-    // Shutting down (SIGTERM): new connections are refused and idle ones closed at once; a request that still arrives
-    // on a busy keep-alive connection is served, with `Connection: close`, rather than refused with Fastify's own
-    // 503 body, which is not the error envelope and which no code of it fits.
+    // Shutting down (SIGTERM): new connections are refused and idle ones closed at once; the requests in flight are
+    // answered with `Connection: close` (closeConnectionsAsTheyGoIdle), not refused with Fastify's own 503 body,
+    // which is not the error envelope and which no code of it fits.
     return503OnClosing: false,
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: false },
@@ -157,12 +157,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
 /**
  * While the server closes (SIGTERM): Node closes the connections that are idle when it starts, but one busy then
- * answers its request with keep-alive and would then sit idle until the keep-alive timeout (72 s), holding up the
- * end of the drain. The idle ones are closed every 100 ms until the server has closed.
+ * would answer its request with keep-alive and then sit idle until the keep-alive timeout (72 s), holding up the end
+ * of the drain. Every answer sent from then on says `Connection: close` (Node closes the connection after it, and the
+ * client knows not to send another request on it), and the idle ones are closed every 100 ms until the server has
+ * closed.
  */
 function closeConnectionsAsTheyGoIdle(app: FastifyInstance): void {
   let sweep: NodeJS.Timeout | undefined;
+  let closing = false;
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (closing) reply.header("connection", "close");
+    done(null, payload);
+  });
   app.addHook("preClose", (done) => {
+    closing = true;
     sweep = setInterval(() => app.server.closeIdleConnections(), 100).unref();
     done();
   });
