@@ -2,7 +2,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import {
+  CompiledQuery,
+  type DialectAdapter,
+  type Driver,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  sql,
+} from "kysely";
 import pg from "pg";
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from "./checkpointer.ts";
 import { migrationProvider } from "./migrations/index.ts";
@@ -53,7 +63,7 @@ export function openStore(options: StoreOptions): Store {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   const store = finishStore(db, "sqlite", undefined);
   if (!options.backgroundCheckpoints) return store;
   const checkpointer = startCheckpointer(sqlite, file, options.backgroundCheckpoints);
@@ -66,6 +76,33 @@ export function openStore(options: StoreOptions): Store {
       await store.close();
     },
   };
+}
+
+/**
+ * SQLite with transactions that take the write lock when they begin (`BEGIN IMMEDIATE`), waiting up to the busy
+ * timeout for another process's to end, instead of when they first write: a deferred transaction that read and then
+ * writes after another process wrote fails at once. And migrations run in one such transaction (SQLite's DDL is
+ * transactional; Kysely runs it without one): two processes migrating a new store (`gateway serve` and `gateway keys
+ * create` started together) both found a migration to run, and one failed on a table the other had just created; the
+ * second now waits, then finds nothing left to do. In one process nothing changes: its one connection runs one
+ * transaction at a time.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new (class extends SqliteAdapter {
+      override get supportsTransactionalDdl() {
+        return true;
+      }
+    })();
+  }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    };
+    return driver;
+  }
 }
 
 /** Where a PostgreSQL URL points, without its user or password: for messages. */
