@@ -123,6 +123,17 @@ describe("connections in the console", () => {
     expect(((await other.json()) as any).error.details).toEqual({ reason: "idempotency_key_reused" });
   });
 
+  it("page with cursors that hold no connection id, even decoded", async () => {
+    const first = await ada.operation("list_connections", { limit: 1 });
+    expect(first.body.data.connections).toHaveLength(1);
+    const cursor = first.body.pagination.next_cursor as string;
+    expect(Buffer.from(cursor, "base64url").toString("latin1")).not.toMatch(/conn_/);
+    const second = await ada.operation("list_connections", { limit: 1, cursor });
+    expect(second.status).toBe(200);
+    expect(second.body.data.connections[0].id).not.toBe(first.body.data.connections[0].id);
+    expect(JSON.stringify(second.body)).not.toMatch(connectionId);
+  });
+
   it("stop working once the connection is deleted", async () => {
     const { token } = (await mint(ada, { connection: handle })).body.data;
     const deleted = await ada.operation("delete_connection", { connection_id: handle });

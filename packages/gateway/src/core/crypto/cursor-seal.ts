@@ -1,35 +1,43 @@
-// Cursors the gateway hands out are sealed: the list's own cursor (a provider's page, the store's position) followed
-// by an HMAC that binds it to the account and the operation, under a key derived from the master key, so that every
-// node of a deployment accepts what another issued. A cursor that was altered, made up, or issued for another list
-// or account is refused before anything reads it; a provider never sees one it did not hand out.
-import { createHmac, timingSafeEqual } from "node:crypto";
+// Cursors the gateway hands out are sealed: the list's own cursor (a provider's page, the store's position, which can
+// hold ids such as a connection's) encrypted with AES-256-GCM under a key derived from the master key, the list's
+// scope (account, provider and operation) authenticated with it, so that every node of a deployment opens what
+// another issued. A sealed cursor shows nothing of what is inside, which matters where it reaches a browser (the
+// console's lists); one that was altered, made up, or issued for another list or account does not open and is refused
+// before anything reads it, so a provider never sees a cursor it did not hand out.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 
-const macLength = 22; // base64url characters: 132 bits of HMAC-SHA256
-const macPattern = new RegExp(`^[A-Za-z0-9_-]{${macLength}}$`);
+const ivBytes = 12;
+const tagBytes = 16;
+const sealedPattern = /^[A-Za-z0-9_-]+$/;
 
 export class CursorSeal {
   private readonly key: Buffer;
 
   constructor(masterKey: Uint8Array) {
-    this.key = createHmac("sha256", masterKey).update("gateway cursor seal v1").digest();
+    this.key = Buffer.from(hkdfSync("sha256", masterKey, "", "gateway cursor seal v2", 32));
   }
 
-  /** `<cursor>.<mac>`; `scope` names the list (account, provider and operation). */
+  /** base64url of IV, ciphertext and tag; `scope` names the list (account, provider and operation). */
   seal(scope: string, cursor: string): string {
-    return `${cursor}.${this.mac(scope, cursor)}`;
+    const iv = randomBytes(ivBytes);
+    const cipher = createCipheriv("aes-256-gcm", this.key, iv).setAAD(Buffer.from(scope, "utf8"));
+    const ciphertext = Buffer.concat([cipher.update(cursor, "utf8"), cipher.final()]);
+    return Buffer.concat([iv, ciphertext, cipher.getAuthTag()]).toString("base64url");
   }
 
-  /** The cursor inside, or undefined when the seal does not match this scope. */
+  /** The cursor inside, or undefined when it was not sealed for this scope with this key, or was changed. */
   open(scope: string, sealed: string): string | undefined {
-    const dot = sealed.lastIndexOf(".");
-    const given = sealed.slice(dot + 1);
-    // Only base64url characters, so that the byte lengths timingSafeEqual compares are the character counts.
-    if (dot <= 0 || !macPattern.test(given)) return undefined;
-    const cursor = sealed.slice(0, dot);
-    return timingSafeEqual(Buffer.from(given), Buffer.from(this.mac(scope, cursor))) ? cursor : undefined;
-  }
-
-  private mac(scope: string, cursor: string): string {
-    return createHmac("sha256", this.key).update(`${scope}\n${cursor}`).digest("base64url").slice(0, macLength);
+    if (!sealedPattern.test(sealed)) return undefined;
+    const bytes = Buffer.from(sealed, "base64url");
+    if (bytes.length <= ivBytes + tagBytes) return undefined;
+    const decipher = createDecipheriv("aes-256-gcm", this.key, bytes.subarray(0, ivBytes))
+      .setAAD(Buffer.from(scope, "utf8"))
+      .setAuthTag(bytes.subarray(bytes.length - tagBytes));
+    try {
+      const inner = bytes.subarray(ivBytes, bytes.length - tagBytes);
+      return Buffer.concat([decipher.update(inner), decipher.final()]).toString("utf8");
+    } catch {
+      return undefined;
+    }
   }
 }

@@ -70,7 +70,7 @@ describe("catalog", () => {
   it("takes back only its own cursors: not another list's, not another account's, not an altered one", async () => {
     const first = await call("search_products", { query: "米", limit: 2 });
     const cursor = first.body.pagination.next_cursor as string;
-    expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     expect((await call("search_products", { query: "米", limit: 2, cursor })).status).toBe(200);
 
     const refused = (response: { status: number; body: any }) => {
@@ -94,14 +94,10 @@ describe("catalog", () => {
       { authorization: `Bearer ${key}` },
     );
     refused({ status: otherAccount.status, body: await otherAccount.json() });
-    // A page far past the end, with the seal of another page: refused here, never sent to the provider.
-    const mac = cursor.slice(cursor.lastIndexOf(".") + 1);
-    refused(
-      await call("search_products", {
-        query: "米",
-        cursor: `${Buffer.from('{"p":1000000000}').toString("base64url")}.${mac}`,
-      }),
-    );
+    // A page far past the end, in the clear or beside the sealed cursor: refused here, never sent to the provider.
+    const farPage = Buffer.from('{"p":1000000000}').toString("base64url");
+    refused(await call("search_products", { query: "米", cursor: farPage }));
+    refused(await call("search_products", { query: "米", cursor: `${farPage}.${cursor}` }));
   });
 
   it("refuses an inverted price range and an ambiguous recommendation basis", async () => {
