@@ -1,5 +1,6 @@
 // The composition root: opens the store, builds the core services, reaches every provider's upstream (starting an
 // in-process sandbox where none is configured), and assembles the HTTP app. `gateway serve` and the tests use it.
+import fs from "node:fs";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type { GatewayConfig } from "./config.ts";
 import { Accounts } from "./core/accounts.ts";
@@ -24,6 +25,7 @@ import { lateLog } from "./late-log.ts";
 import { Registry } from "./providers/registry.ts";
 import type { ProviderDefinition } from "./providers/types.ts";
 import { openStore, type Store, type StoreOptions } from "./store/database.ts";
+import { lockServing } from "./store/serving-lock.ts";
 import { createUpstreamClients } from "./upstream-clients.ts";
 import { hookSecretsFor, misnamedProviderSetting, startUpstreams } from "./upstreams.ts";
 
@@ -76,8 +78,19 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       log.warn({ err: error }, "a PostgreSQL connection failed; the pool opens a new one when needed"),
   };
   if (options.storeSchema) storeOptions.schema = options.storeSchema;
-  const store: Store = openStore(storeOptions);
-  const closers: (() => Promise<void>)[] = [() => store.close()];
+  // On SQLite, one process runs the webhook worker (store/serving-lock.ts).
+  const exclusive = !config.databaseUrl && config.webhookWorker;
+  if (exclusive) fs.mkdirSync(config.dataDir, { recursive: true });
+  const lock = exclusive ? lockServing(config.dataDir) : undefined;
+  let store: Store;
+  try {
+    store = openStore(storeOptions);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  // Closed in reverse order: the store, then the lock.
+  const closers: (() => Promise<void>)[] = [async () => lock?.release(), () => store.close()];
   try {
     await store.migrate();
     const metrics = createMetrics();

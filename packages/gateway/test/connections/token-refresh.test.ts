@@ -68,7 +68,12 @@ describe("token refresh", () => {
       second = await startTestGateway({
         clock: s.clock,
         shareStoreWith: s.t,
-        env: { GATEWAY_UPSTREAM_SHOPPING_URL: s.sandboxUrl, GATEWAY_RATE_LIMIT_BURST: "100000" },
+        // One webhook worker per SQLite store: the second node runs none.
+        env: {
+          GATEWAY_UPSTREAM_SHOPPING_URL: s.sandboxUrl,
+          GATEWAY_RATE_LIMIT_BURST: "100000",
+          GATEWAY_NO_WEBHOOK_WORKER: "1",
+        },
       });
       const { connection } = await connect(s.t, "refresh_two_nodes");
       s.clock.advance(minutes(16));
