@@ -19,7 +19,7 @@ export function registerBodyParsing(app: FastifyInstance): void {
     (request, body, done) => {
       const raw = body as Buffer;
       (request as FastifyRequest).rawBody = raw;
-      if (raw.length === 0) return done(null, undefined);
+      if (raw.length === 0 || noRoute(request)) return done(null, undefined);
       const encoding = encodingProblem(request) ?? charsetProblem(request) ?? repeatedType(request);
       if (encoding) return done(encoding, undefined);
       if (!isUtf8(raw))
@@ -47,7 +47,7 @@ export function registerBodyParsing(app: FastifyInstance): void {
   app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: bodyLimitBytes }, (request, body, done) => {
     const raw = body as Buffer;
     (request as FastifyRequest).rawBody = raw;
-    if (raw.length === 0) return done(null, undefined);
+    if (raw.length === 0 || noRoute(request)) return done(null, undefined);
     const type = request.headers["content-type"];
     done(
       invalidRequest(
@@ -59,6 +59,12 @@ export function registerBodyParsing(app: FastifyInstance): void {
     );
   });
 }
+
+/**
+ * A request to no route (an unknown path, a method the path does not take) is answered for that, whatever its body:
+ * the not-found handler's 404, or 400 with Allow, says more than a complaint about a body nothing would read.
+ */
+const noRoute = (request: FastifyRequest) => request.is404;
 
 /** A compressed body is refused by name, rather than parsed as JSON and reported as garbage. */
 function encodingProblem(request: FastifyRequest) {

@@ -316,6 +316,31 @@ describe("malformed requests", () => {
     expectError({ response, json: await response.json() }, 404, "not_found", "No route GET /nowhere");
   });
 
+  it("answers a request to no route for its route, whatever its body and Content-Type", async () => {
+    const form = { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "a=1" };
+    const nowhere = await fetch(`${t.url}/nowhere`, form);
+    expectError({ response: nowhere, json: await nowhere.json() }, 404, "not_found", "No route POST /nowhere");
+    const slashed = await fetch(`${t.url}/v1/platform/list_api_keys/`, {
+      ...form,
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    expectError(
+      { response: slashed, json: await slashed.json() },
+      404,
+      "not_found",
+      "No route POST /v1/platform/list_api_keys/; did you mean /v1/platform/list_api_keys (without the trailing slash)?",
+    );
+    const wrongMethod = await fetch(`${t.url}/v1/operations`, form);
+    expect(wrongMethod.headers.get("allow")).toBe("GET");
+    expectError(
+      { response: wrongMethod, json: await wrongMethod.json() },
+      400,
+      "invalid_request",
+      "POST is not allowed on /v1/operations; use GET",
+    );
+  });
+
   it("answers a path with a trailing slash with 404 not_found naming the path meant", async () => {
     const slashed = await post("/v1/platform/list_api_keys/");
     expect(slashed.response.headers.get("allow")).toBeNull();
