@@ -113,7 +113,15 @@ export function connectionsCommand(): Command {
       if (apiKey(options)) {
         connectUrl = (await platform(options, "create_connect_session", filter)).data.connect_url as string;
       } else {
-        const provider = new Registry().provider(options.provider);
+        const registry = new Registry();
+        // Straight to the store: the same input check as platform:create_connect_session, with the options' names.
+        const check = registry.operation("platform", "create_connect_session")?.validateInput;
+        if (check && !check(filter)) {
+          const flags: Record<string, string> = { "/provider_id": "--provider", "/external_ref": "--external-ref" };
+          const problems = (check.errors ?? []).map((e) => `${flags[e.instancePath] ?? e.instancePath} ${e.message}`);
+          throw new Error(problems.join("; "));
+        }
+        const provider = registry.provider(options.provider);
         if (!provider?.oauth) throw new Error(`${options.provider} is not a provider with connections`);
         const { token } = await withStore(async (store) => {
           await new Accounts(store.db, clock).ensure(accountId);

@@ -95,6 +95,17 @@ describe("gateway connections", slow, () => {
     });
   });
 
+  it("checks --external-ref as the API does when it writes to the store itself", async () => {
+    const env = { GATEWAY_DATA_DIR: s.t.config.dataDir };
+    for (const [ref, problem] of [
+      ["", "--external-ref must NOT have fewer than 1 characters"],
+      ["a".repeat(256), "--external-ref must NOT have more than 255 characters"],
+    ]) {
+      const failed = gateway(["connections", "create", "--provider", "shopping", "--external-ref", ref], env);
+      await expect(failed).rejects.toMatchObject({ code: 1, stderr: `gateway: ${problem}\n` });
+    }
+  });
+
   it("says which gateway it could not reach, and how to name another", async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const failed = gateway(
