@@ -97,10 +97,11 @@ describe("gateway connections", slow, () => {
 
   it("checks --external-ref as the API does when it writes to the store itself", async () => {
     const env = { GATEWAY_DATA_DIR: s.t.config.dataDir };
-    for (const [ref, problem] of [
+    const cases: [string, string][] = [
       ["", "--external-ref must NOT have fewer than 1 characters"],
       ["a".repeat(256), "--external-ref must NOT have more than 255 characters"],
-    ]) {
+    ];
+    for (const [ref, problem] of cases) {
       const failed = gateway(["connections", "create", "--provider", "shopping", "--external-ref", ref], env);
       await expect(failed).rejects.toMatchObject({ code: 1, stderr: `gateway: ${problem}\n` });
     }

@@ -55,6 +55,17 @@ describe("connections in the console", () => {
     expect(again.body.data.connections[0].id).toBe(handle);
   });
 
+  it("take external refs that only start like a handle as they are", async () => {
+    const listed = await ada.operation("list_connections", { external_ref: "connref_42" });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.connections).toEqual([]);
+    const session = await ada.operation("create_connect_session", {
+      provider_id: "shopping",
+      external_ref: "connref_42",
+    });
+    expect(session.status).toBe(200);
+  });
+
   it("take a handle back in place of the id", async () => {
     const got = await ada.operation("get_connection", { connection_id: handle });
     expect(got.status).toBe(200);

@@ -28,20 +28,8 @@ export class ConnectionHandles {
 
   /** The connection id of a handle minted for this account; a foreign or altered handle is an unknown connection. */
   open(accountId: string, handle: string): string {
-    const unknown = () => notFound("No such connection");
-    if (!handlePattern.test(handle)) throw unknown();
-    const bytes = Buffer.from(handle.slice("connref_".length), "base64url");
-    if (bytes.length < 12 + 16 + 1) throw unknown();
-    const decipher = createDecipheriv("aes-256-gcm", this.encryptionKey, bytes.subarray(0, 12));
-    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-    let plaintext: string;
-    try {
-      plaintext = Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString();
-    } catch {
-      throw unknown();
-    }
-    const [owner, connectionId] = plaintext.split("\u0000");
-    if (owner !== accountId || !connectionId) throw unknown();
+    const connectionId = this.opened(accountId, handle);
+    if (connectionId === undefined) throw notFound("No such connection");
     return connectionId;
   }
 
@@ -50,9 +38,29 @@ export class ConnectionHandles {
     return mapStrings(value, (text) => text.replace(connectionIdPattern, (id) => this.seal(accountId, id))) as T;
   }
 
-  /** A deep copy of `value` with every string that is a handle replaced by its connection id. */
+  /**
+   * A deep copy of `value` with every string shaped like a handle replaced by its connection id; one that does not
+   * open for this account is an unknown connection (404). Other strings stay as they are, including those that only
+   * start like a handle (an external_ref such as `connref_42`).
+   */
   reveal<T>(accountId: string, value: T): T {
-    return mapStrings(value, (text) => (text.startsWith("connref_") ? this.open(accountId, text) : text)) as T;
+    return mapStrings(value, (text) => (handlePattern.test(text) ? this.open(accountId, text) : text)) as T;
+  }
+
+  private opened(accountId: string, handle: string): string | undefined {
+    if (!handlePattern.test(handle)) return undefined;
+    const bytes = Buffer.from(handle.slice("connref_".length), "base64url");
+    if (bytes.length < 12 + 16 + 1) return undefined;
+    const decipher = createDecipheriv("aes-256-gcm", this.encryptionKey, bytes.subarray(0, 12));
+    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+    let plaintext: string;
+    try {
+      plaintext = Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString();
+    } catch {
+      return undefined;
+    }
+    const [owner, connectionId] = plaintext.split("\u0000");
+    return owner === accountId && connectionId ? connectionId : undefined;
   }
 }
 
