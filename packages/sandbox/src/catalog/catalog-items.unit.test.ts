@@ -69,13 +69,7 @@ describe("catalog item search", () => {
   });
 
   it("refuses bad parameters with wrong_parameter", async () => {
-    for (const query of [
-      "page=0",
-      "hits=101",
-      "minPrice=-1",
-      "sort=cheapest",
-      "minPrice=500&maxPrice=100",
-    ]) {
+    for (const query of ["page=0", "hits=101", "minPrice=-1", "sort=cheapest", "minPrice=500&maxPrice=100"]) {
       const { status, body } = await catalog.get(`/api/v1/items/search?${query}`);
       expect(status, query).toBe(400);
       expect(body).toEqual({ error: "wrong_parameter", error_description: expect.any(String) });
