@@ -30,6 +30,10 @@ export interface GatewayConfig {
   databaseUrl: string | undefined;
   /** PostgreSQL: statements run more than once are prepared on each connection (off behind a pooler without them). */
   preparedStatements: boolean;
+  /** PostgreSQL: how long a connection may take to open, and a statement to be answered. */
+  databaseTimeoutMs: number;
+  /** `serve`: how long SIGTERM waits for the drain before the process exits anyway (status 1). */
+  shutdownTimeoutMs: number;
   redisUrl: string | undefined;
   masterKey: string | undefined;
   logLevel: string;
@@ -101,6 +105,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     dataDir: path.resolve(env.GATEWAY_DATA_DIR ?? "./data"),
     databaseUrl,
     preparedStatements: !flag(env, "GATEWAY_NO_PREPARED_STATEMENTS"),
+    databaseTimeoutMs: milliseconds(env, "GATEWAY_DATABASE_TIMEOUT_MS", 30_000),
+    shutdownTimeoutMs: milliseconds(env, "GATEWAY_SHUTDOWN_TIMEOUT_MS", 30_000),
     redisUrl: redisUrl(env.GATEWAY_REDIS_URL),
     masterKey: env.GATEWAY_MASTER_KEY || undefined,
     logLevel: logLevel(env.GATEWAY_LOG_LEVEL),

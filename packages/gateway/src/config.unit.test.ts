@@ -143,6 +143,8 @@ describe("numbers", () => {
       "GATEWAY_WEBHOOK_POLL_INTERVAL_MS",
       "GATEWAY_WEBHOOK_LEASE_MS",
       "GATEWAY_REDIS_COMMAND_TIMEOUT_MS",
+      "GATEWAY_DATABASE_TIMEOUT_MS",
+      "GATEWAY_SHUTDOWN_TIMEOUT_MS",
     ]) {
       expect(() => loadConfig({ [name]: "3000000000" })).toThrow(
         `${name} must be a number of milliseconds from 1 to 2147483647, got "3000000000"`,

@@ -65,6 +65,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const storeOptions: StoreOptions = {
     databaseUrl: config.databaseUrl,
     preparedStatements: config.preparedStatements,
+    timeoutMs: config.databaseTimeoutMs,
     dataDir: config.dataDir,
     // A serving gateway on SQLite never waits for a checkpoint of the write-ahead log (store/checkpointer.ts).
     backgroundCheckpoints: {

@@ -126,3 +126,49 @@ it.skipIf(testStore() !== "sqlite")(
     }
   },
 );
+
+it.skipIf(testStore() !== "sqlite")(
+  "exits with 1 when the drain outlasts GATEWAY_SHUTDOWN_TIMEOUT_MS, saying so",
+  { timeout: 60_000 },
+  async () => {
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-shutdown-late-"));
+    const serve = startCli(["serve"], {
+      env: { GATEWAY_DATA_DIR: dir, GATEWAY_DATABASE_URL: "", PORT: String(port), GATEWAY_SHUTDOWN_TIMEOUT_MS: "1000" },
+    });
+    try {
+      const listening = JSON.parse(await serve.waitForLine('"msg":"gateway listening"')) as {
+        upstreams: Record<string, string>;
+      };
+      const key = fs.readFileSync(path.join(dir, "first-api-key"), "utf8").trimEnd();
+      await fetch(`${listening.upstreams.catalog}/_sandbox/faults`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ delay_ms: 8000, count: 1, path_prefix: "/api/v1/items/" }),
+      });
+      const held = fetch(`http://127.0.0.1:${port}/v1/catalog/product_detail`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ product_id: "cat-prd-0042" }),
+      }).catch((error: unknown) => error);
+      await sleep(300);
+      const exited = new Promise<number | null>((resolve) => serve.child.once("exit", (code) => resolve(code)));
+      const signalled = performance.now();
+      serve.child.kill("SIGTERM");
+      expect(await exited).toBe(1);
+      const took = performance.now() - signalled;
+      expect(took).toBeGreaterThanOrEqual(900);
+      expect(took).toBeLessThan(6000);
+      const line = await serve.waitForLine("shutdown did not finish in time");
+      expect(JSON.parse(line)).toMatchObject({
+        level: 50,
+        timeout_ms: 1000,
+        msg: "shutdown did not finish in time (GATEWAY_SHUTDOWN_TIMEOUT_MS): exiting without it",
+      });
+      await held;
+    } finally {
+      await serve.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

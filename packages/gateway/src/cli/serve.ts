@@ -62,6 +62,15 @@ export function serveCommand(): Command {
         if (stopping) return;
         stopping = true;
         gateway.app.log.info({ signal }, "shutting down: finishing in-flight requests");
+        // A drain that cannot end (a store that stopped answering holds its pool open) does not hold the process.
+        setTimeout(() => {
+          gateway.app.log.error(
+            { timeout_ms: config.shutdownTimeoutMs },
+            "shutdown did not finish in time (GATEWAY_SHUTDOWN_TIMEOUT_MS): exiting without it",
+          );
+          logStream.flushSync();
+          process.exit(1);
+        }, config.shutdownTimeoutMs).unref();
         gateway.close().then(
           () => {
             logStream.flushSync();

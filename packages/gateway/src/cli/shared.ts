@@ -8,6 +8,7 @@ export async function withStore<T>(work: (store: Store) => Promise<T>): Promise<
   const store = openStore({
     databaseUrl: config.databaseUrl,
     preparedStatements: config.preparedStatements,
+    timeoutMs: config.databaseTimeoutMs,
     dataDir: config.dataDir,
   });
   try {

@@ -42,6 +42,11 @@ export interface StoreOptions {
   poolSize?: number;
   /** PostgreSQL: prepare statements run more than once on each connection (store/prepared-statements.ts); default on. */
   preparedStatements?: boolean;
+  /**
+   * PostgreSQL: how long opening a connection, and the answer to a statement, may take; past it the statement fails
+   * and its connection, which may be dead (a frozen server, a partition), is closed rather than reused. Default 30 s.
+   */
+  timeoutMs?: number;
   /** SQLite: checkpoint the write-ahead log on a worker thread instead of on the committing connection. */
   backgroundCheckpoints?: CheckpointerOptions;
   /**
@@ -116,11 +121,16 @@ function postgresTarget(url: string): string {
 }
 
 function openPostgres(url: string, options: StoreOptions): Store {
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    keepAlive: true,
     ...(options.schema && { options: `-c search_path=${options.schema}` }),
   });
+  pool.on("connect", closeWhenUnanswered);
   // Every failure of a connection, idle or checked out (its backend ended in the middle of a transaction), is an
   // `error` event on its client: listen to every client for its whole life. The pool re-emits an idle client's error
   // on itself, and throws it when nobody listens there; it was reported by the client's listener already. The query
@@ -144,6 +154,27 @@ function openPostgres(url: string, options: StoreOptions): Store {
       await store.migrate();
     },
   };
+}
+
+/**
+ * pg fails a statement that got no answer within `query_timeout`, but keeps the connection, which waits for that answer
+ * before running anything else: from a frozen server or across a partition it never comes, and every later statement
+ * on the connection would wait out its own timeout in turn. Such a connection is closed instead; the pool opens a
+ * new one when next needed.
+ */
+function closeWhenUnanswered(client: pg.PoolClient): void {
+  const query = client.query;
+  client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+    const result = (query as (...a: unknown[]) => unknown).apply(this, args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if ((error as Error)?.message === "Query read timeout") {
+          (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        }
+      });
+    }
+    return result;
+  } as typeof client.query;
 }
 
 function finishStore(db: Kysely<Database>, kind: StoreKind, schema: string | undefined): Store {
