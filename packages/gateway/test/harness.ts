@@ -101,12 +101,16 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ? ((shared?.gateway as Gateway & { storeSchema?: string })?.storeSchema ??
       (await createPostgresSchema(postgresUrl)))
     : undefined;
+  // One webhook worker per SQLite store (store/serving-lock.ts): a second node there runs none, unless the first
+  // runs none either.
+  const secondOnSqlite = shared !== undefined && !shared.config.databaseUrl && shared.config.webhookWorker;
   const config = loadConfig({
     GATEWAY_DATA_DIR: dataDir,
     PORT: String(port),
     GATEWAY_ENV: "test",
     GATEWAY_KEY_CACHE_TTL_MS: "0",
     ...(usePostgres && { GATEWAY_DATABASE_URL: postgresUrl }),
+    ...(secondOnSqlite && { GATEWAY_NO_WEBHOOK_WORKER: "1" }),
     ...options.env,
   });
   const gateway = await createGateway({

@@ -68,12 +68,7 @@ describe("token refresh", () => {
       second = await startTestGateway({
         clock: s.clock,
         shareStoreWith: s.t,
-        // One webhook worker per SQLite store: the second node runs none.
-        env: {
-          GATEWAY_UPSTREAM_SHOPPING_URL: s.sandboxUrl,
-          GATEWAY_RATE_LIMIT_BURST: "100000",
-          GATEWAY_NO_WEBHOOK_WORKER: "1",
-        },
+        env: { GATEWAY_UPSTREAM_SHOPPING_URL: s.sandboxUrl, GATEWAY_RATE_LIMIT_BURST: "100000" },
       });
       const { connection } = await connect(s.t, "refresh_two_nodes");
       s.clock.advance(minutes(16));

@@ -11,8 +11,7 @@ let b: TestGateway;
 beforeAll(async () => {
   const env = { GATEWAY_REDIS_URL: redisUrl, GATEWAY_REDIS_KEY_PREFIX: `demo-${randomBase62(8)}:` };
   a = await startConsoleGateway({ env });
-  // One webhook worker per SQLite store: the second node runs none.
-  b = await startConsoleGateway({ env: { ...env, GATEWAY_NO_WEBHOOK_WORKER: "1" }, shareStoreWith: a });
+  b = await startConsoleGateway({ env, shareStoreWith: a });
 });
 afterAll(async () => {
   await b?.close();

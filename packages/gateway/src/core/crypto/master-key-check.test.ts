@@ -8,7 +8,9 @@ import { masterKeyCheckValue } from "./master-key-check.ts";
 const keyA = randomBytes(32);
 let first: TestGateway;
 beforeAll(async () => {
-  first = await startTestGateway({ env: { GATEWAY_MASTER_KEY: keyA.toString("base64") } });
+  first = await startTestGateway({
+    env: { GATEWAY_MASTER_KEY: keyA.toString("base64"), GATEWAY_WEBHOOK_ALLOW_PRIVATE: "1" },
+  });
 });
 afterAll(async () => first?.close());
 
@@ -32,4 +34,27 @@ it("refuses a node whose master key is not the store's, and starts one whose key
   } finally {
     await same.close();
   }
+});
+
+it("on a store with sealed secrets and no check value yet, refuses a key that does not open them", async () => {
+  const endpoint = await first.call("platform", "set_webhook_endpoint", {
+    url: "http://127.0.0.1:9/hooks",
+    event_types: ["*"],
+  });
+  expect(endpoint.status).toBe(200);
+  const { db } = first.gateway.core.store;
+  // A store created before the check value existed: its secrets, and no value.
+  await db.deleteFrom("store_settings").where("name", "=", "master_key_check").execute();
+  const other = startTestGateway({
+    shareStoreWith: first,
+    env: { GATEWAY_MASTER_KEY: randomBytes(32).toString("base64") },
+  });
+  await expect(other).rejects.toThrow("GATEWAY_MASTER_KEY is not the key this store's secrets were sealed with");
+  expect(await db.selectFrom("store_settings").selectAll().execute()).toEqual([]);
+
+  const same = await startTestGateway({ shareStoreWith: first, env: { GATEWAY_MASTER_KEY: keyA.toString("base64") } });
+  await same.close();
+  expect(await db.selectFrom("store_settings").select(["name", "value"]).execute()).toEqual([
+    { name: "master_key_check", value: masterKeyCheckValue(keyA) },
+  ]);
 });

@@ -1,11 +1,14 @@
 // Every node of a deployment must seal and open with the same master key: a node with another key would start, then
 // fail on every provider token and webhook secret the others sealed. The store keeps a check value of the key it
 // was first used with (an HMAC of a fixed text, which reveals nothing of the key); a node whose key gives another
-// value refuses to start, saying why.
+// value refuses to start, saying why. A store that has secrets but no check value yet (it was created before the
+// check existed) is checked against one of its sealed secrets first: the first node to start after the upgrade must
+// not record a key that opens none of them.
 import { createHmac } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
+import { SecretBox } from "./secret-box.ts";
 
 const settingName = "master_key_check";
 
@@ -15,6 +18,15 @@ export const masterKeyCheckValue = (key: Uint8Array) =>
 /** Records the key's check value on a store that has none; throws when the store's differs from this key's. */
 export async function checkMasterKey(db: Kysely<Database>, clock: Clock, key: Uint8Array): Promise<void> {
   const value = masterKeyCheckValue(key);
+  const recorded = await db
+    .selectFrom("store_settings")
+    .select("value")
+    .where("name", "=", settingName)
+    .executeTakeFirst();
+  if (!recorded) {
+    const sealed = await aSealedSecret(db);
+    if (sealed !== undefined && !opens(key, sealed)) throw wrongKey();
+  }
   await db
     .insertInto("store_settings")
     .values({ name: settingName, value, created_at: clock.now() })
@@ -25,10 +37,33 @@ export async function checkMasterKey(db: Kysely<Database>, clock: Clock, key: Ui
     .select("value")
     .where("name", "=", settingName)
     .executeTakeFirstOrThrow();
-  if (stored.value !== value) {
-    throw new Error(
-      "GATEWAY_MASTER_KEY is not the key this store's secrets were sealed with: give every node the key the first " +
-        "one used (in development, the one in <data dir>/master.key)",
-    );
+  if (stored.value !== value) throw wrongKey();
+}
+
+const wrongKey = () =>
+  new Error(
+    "GATEWAY_MASTER_KEY is not the key this store's secrets were sealed with: give every node the key the first " +
+      "one used (in development, the one in <data dir>/master.key)",
+  );
+
+/** One secret the store holds sealed, if any: a webhook signing secret, else a provider token. */
+async function aSealedSecret(db: Kysely<Database>): Promise<string | undefined> {
+  const secret = await db.selectFrom("webhook_secrets").select("secret_sealed").limit(1).executeTakeFirst();
+  if (secret) return secret.secret_sealed;
+  const token = await db
+    .selectFrom("connections")
+    .select("access_token")
+    .where("access_token", "is not", null)
+    .limit(1)
+    .executeTakeFirst();
+  return token?.access_token ?? undefined;
+}
+
+function opens(key: Uint8Array, sealed: string): boolean {
+  try {
+    new SecretBox(key).open(sealed);
+    return true;
+  } catch {
+    return false;
   }
 }
