@@ -1,7 +1,7 @@
 // Runs one operation for an authenticated request: scopes, connection, input validation, the adapter, output check,
 // and the success envelope. The uniform route and the resource aliases both come through here.
 import type { FastifyRequest } from "fastify";
-import { brokenRuleError, GatewayError, invalidRequest } from "../core/errors.ts";
+import { type BrokenRule, brokenRuleError, GatewayError, invalidRequest } from "../core/errors.ts";
 import type { CoreServices } from "../core/services.ts";
 import { type CompiledOperation, fieldProblems } from "../providers/registry.ts";
 import type { ConnectionContext, OperationContext, Pagination } from "../providers/types.ts";
@@ -35,17 +35,13 @@ export async function executeOperation(
   const connection = await connectionFor(deps.core, request, compiled, principal.accountId);
 
   // A list's cursor is sealed to its account and operation (core/crypto/cursor-seal.ts): the adapter gets the inside.
+  // One that does not open is a broken rule of the input, said with the other problems of the request.
   const cursorScope = `${principal.accountId}\n${provider.id}:${operation.id}`;
+  const rules: BrokenRule[] = [];
   if (typeof input.cursor === "string") {
     const cursor = deps.core.cursors.open(cursorScope, input.cursor);
-    if (cursor === undefined) {
-      throw invalidRequest(
-        "The cursor is not one this list returned",
-        [{ path: "/cursor", message: "is not valid" }],
-        "Pass pagination.next_cursor of the previous page unchanged, with the same key's account and operation.",
-      );
-    }
-    input = { ...input, cursor };
+    if (cursor === undefined) rules.push(foreignCursor);
+    else input = { ...input, cursor };
   }
 
   const ctx: OperationContext = {
@@ -61,7 +57,7 @@ export async function executeOperation(
   const schemaProblems = compiled.validateInput(input) ? [] : fieldProblems(compiled.validateInput.errors);
   // A rule about a field that already fails its schema judges a value that is wrong anyway (an impossible date is not
   // "later than now" either): only the schema's problem is said.
-  const checked = operation.check?.(input, ctx) ?? [];
+  const checked = [...rules, ...(operation.check?.(input, ctx) ?? [])];
   const failing = schemaProblems.length === 0 ? undefined : new Set(schemaProblems.map((problem) => problem.path));
   const broken = failing ? checked.filter((rule) => !rule.problems.some((p) => failing.has(p.path))) : checked;
   if (schemaProblems.length > 0 || broken.length > 0) {
@@ -96,6 +92,12 @@ export async function executeOperation(
       : (result.pagination ?? null),
   };
 }
+
+const foreignCursor: BrokenRule = {
+  message: "The cursor is not one this list returned",
+  problems: [{ path: "/cursor", message: "is not valid" }],
+  fix: "Pass pagination.next_cursor of the previous page unchanged, with the same key's account and operation.",
+};
 
 async function connectionFor(
   core: CoreServices,

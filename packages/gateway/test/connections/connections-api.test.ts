@@ -194,4 +194,26 @@ describe("listing and sessions", () => {
     });
     expect(ok.status).toBe(200);
   });
+
+  it("lists every problem of the input at once: the provider and the reference, the page size and the cursor", async () => {
+    const both = await platform(s.t, "create_connect_session", { provider_id: "nope", external_ref: "" });
+    expect(both.status).toBe(400);
+    expect(both.body.error.message).toBe("The input of platform:create_connect_session is invalid");
+    expect(both.body.error.details).toEqual([
+      { path: "/external_ref", message: "must NOT have fewer than 1 characters" },
+      { path: "/provider_id", message: "is not a provider with credentials operations" },
+    ]);
+    const page = await platform(s.t, "list_connections", { limit: 101, cursor: "garbage" });
+    expect(page.status).toBe(400);
+    expect(page.body.error.details).toEqual([
+      { path: "/limit", message: "must be <= 100" },
+      { path: "/cursor", message: "is not valid" },
+    ]);
+    const cursorOnly = await platform(s.t, "list_connections", { cursor: "garbage" });
+    expect(cursorOnly.body.error).toMatchObject({
+      message: "The cursor is not one this list returned",
+      details: [{ path: "/cursor", message: "is not valid" }],
+      fix: "Pass pagination.next_cursor of the previous page unchanged, with the same key's account and operation.",
+    });
+  });
 });

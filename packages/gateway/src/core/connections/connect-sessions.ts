@@ -7,7 +7,7 @@ import * as oauth from "oauth4webapi";
 import type { ConnectSessionsTable, Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
-import { GatewayError, invalidRequest } from "../errors.ts";
+import { type BrokenRule, brokenRuleError, GatewayError } from "../errors.ts";
 import { randomBase62 } from "../ids.ts";
 import type { Connections } from "./connections.ts";
 import { AuthorizationDenied, type ProviderOAuthClient, type TokenSet } from "./oauth-client.ts";
@@ -38,15 +38,21 @@ export interface ConnectSessionDeps {
 const sameBrowser = (session: ConnectSessionsTable, binding: string | undefined) =>
   binding !== undefined && hash(binding) === session.browser_hash;
 
+/** The broken rule of naming a provider that has no connections (create_connect_session's check says it too). */
+export function withoutConnections(connections: Connections, providerId: string): BrokenRule | undefined {
+  if (connections.supports(providerId)) return undefined;
+  return {
+    message: `The ${providerId} provider has no connections`,
+    problems: [{ path: "/provider_id", message: "is not a provider with credentials operations" }],
+  };
+}
+
 export class ConnectSessions {
   constructor(private readonly deps: ConnectSessionDeps) {}
 
   async create(input: { accountId: string; providerId: string; externalRef: string }) {
-    if (!this.deps.connections.supports(input.providerId)) {
-      throw invalidRequest(`The ${input.providerId} provider has no connections`, [
-        { path: "/provider_id", message: "is not a provider with credentials operations" },
-      ]);
-    }
+    const unsupported = withoutConnections(this.deps.connections, input.providerId);
+    if (unsupported) throw brokenRuleError(unsupported);
     const { token, expiresAt } = await insertConnectSession(this.deps.db, this.deps.clock, input);
     return {
       token,

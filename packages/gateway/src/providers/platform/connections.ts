@@ -1,6 +1,7 @@
 // Platform operations on connections: start a hosted connect session, list, read and delete the account's
 // connections. No answer ever carries a provider token.
 import { Type } from "@sinclair/typebox";
+import { withoutConnections } from "../../core/connections/connect-sessions.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { CoreServices } from "../../core/services.ts";
 import { Cursor, Limit, Nullable, StrictObject } from "../schemas.ts";
@@ -85,6 +86,14 @@ export const createConnectSession = defineOperation({
       connect_url: "https://gateway.example.com/connect/cst_Hq8VbN2xRt5LmY7pK3wZ9cD4fG6jS1aE",
       expires_at: "2026-11-21T09:30:00.000Z",
     },
+  },
+  // Said with the input's other problems; create() refuses it too, for any other caller.
+  check({ provider_id }, ctx) {
+    const unsupported =
+      typeof provider_id === "string" && ctx.core.connections
+        ? withoutConnections(ctx.core.connections, provider_id)
+        : undefined;
+    return unsupported ? [unsupported] : [];
   },
   async handle(input, ctx) {
     const session = await services(ctx.core).sessions.create({
