@@ -42,6 +42,7 @@ describe("odd requests under /connect/", () => {
       ["PUT", link, "GET, POST"],
       ["DELETE", link, "GET, POST"],
       ["PATCH", `${s.t.url}/connect/callback`, "GET"],
+      ["POST", `${s.t.url}/connect/callback`, "GET"],
     ] as const) {
       const response = await fetch(url, { method });
       expect(response.headers.get("allow")).toBe(allow);

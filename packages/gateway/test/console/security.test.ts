@@ -31,6 +31,29 @@ describe("console API without a session", () => {
     expect(envelope.error.request_id).toBe(response.headers.get("x-request-id"));
   });
 
+  it.each([
+    ["GET", "/console/api/delegation-tokens", "POST"],
+    ["GET", "/console/api/operations/platform/list_connections", "POST"],
+    ["PUT", "/console/api/delegation-tokens", "POST"],
+  ])("%s %s answers 400 with Allow, not 404", async (method, path, allow) => {
+    const response = await new ConsoleClient(t.url).request(method, path);
+    expect(response.status).toBe(400);
+    expect(response.headers.get("allow")).toBe(allow);
+    expect(((await response.json()) as any).error).toMatchObject({
+      ...expectedError("invalid_request"),
+      message: `${method} is not allowed on ${path}; use ${allow}`,
+    });
+  });
+
+  it("answers an API path that no method has with 404", async () => {
+    const response = await new ConsoleClient(t.url).request("GET", "/console/api/nowhere");
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as any).error).toMatchObject({
+      ...expectedError("not_found"),
+      message: "No route GET /console/api/nowhere",
+    });
+  });
+
   it("refuses a forged cookie", async () => {
     const client = new ConsoleClient(t.url);
     client.cookie = `gateway_session=${"A".repeat(43)}`;

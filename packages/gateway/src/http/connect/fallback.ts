@@ -1,6 +1,7 @@
 // Whatever reaches /connect/ without being one of its pages still answers an HTML page, never the API's envelope:
 // bodies are read as form fields (the start page posts its own) or ignored, an address that is no page answers "This
-// connect link is not valid" (404), a page asked with another method 405 with Allow, a body that cannot be read 400.
+// connect link is not valid" (404), a page asked with another method 405 with Allow, a body over 16 KiB 413, one that
+// cannot be read otherwise 400.
 // Registered in the connect routes' own plugin, so none of this reaches /v1.
 import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
 import { errorPage, failurePage, sendPage, unusableRequestPage } from "./pages.ts";

@@ -11,7 +11,7 @@ import type { ConnectSessionsTable } from "../../store/schema.ts";
 import { requireSameOrigin } from "../console/session-guard.ts";
 import { type BindingOf, bindingCookies, proposedBinding, setBindingCookie } from "./binding.ts";
 import { registerConnectFallbacks } from "./fallback.ts";
-import { errorPage, failurePage, sendPage, startPage, successPage } from "./pages.ts";
+import { errorPage, failurePage, sendPage, startPage, successPage, unusableRequestPage } from "./pages.ts";
 
 export interface ConnectRoutesOptions {
   core: CoreServices;
@@ -115,6 +115,8 @@ export function connectRoutes(options: ConnectRoutesOptions) {
       { config: { logRoutePattern: true } },
       guarded<{ token: string }>(async (request, reply) => {
         const { token } = request.params;
+        // The callback's address has a link's shape too; it takes GET only.
+        if (token === "callback") return sendPage(reply.header("allow", "GET"), 405, unusableRequestPage());
         // Another site's form would skip the page that names who asks for access: it gets that page instead.
         if (crossSite(request, core.publicUrl)) return showLink(request, reply, token);
         // The form's binding proves the browser as well as the cookie does: the page gave it to this browser only.

@@ -6,7 +6,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { GatewayError } from "../../core/errors.ts";
 
 /** packages/console/dist, found through the workspace package so that it resolves from the sources and the bundle. */
 export const defaultConsoleDir = (() => {
@@ -73,9 +72,8 @@ export function consoleStaticRoutes(options: { dir?: string } = {}) {
       app.get(url, async (_request, reply) => page(reply));
     app.get("/console/*", async (request, reply) => {
       const url = request.url.split("?")[0] ?? "";
-      if (url.startsWith("/console/api/") || url.startsWith("/console/assets/")) {
-        throw new GatewayError("not_found", `No route ${request.method} ${url}`);
-      }
+      // Not a page: answered as any other path without a GET route (404, or 400 with Allow where it takes POST).
+      if (url.startsWith("/console/api/") || url.startsWith("/console/assets/")) return reply.callNotFound();
       return page(reply);
     });
   };
