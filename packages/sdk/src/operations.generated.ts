@@ -776,7 +776,7 @@ export type HomegoodsSiteMetadataOutput = CategoryNode;
 
 /** Input of `homegoods:today_deals`. */
 export interface HomegoodsTodayDealsInput {
-  /** YYYY-MM-DD. Format: date. */
+  /** YYYY-MM-DD, 2020-01-01 to 2035-12-31. Format: date. */
   date?: string;
 }
 /** `data` of `homegoods:today_deals`. */
