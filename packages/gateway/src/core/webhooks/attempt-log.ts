@@ -88,7 +88,18 @@ export class AttemptLog {
         await this.write(batch.map((entry) => entry.completion));
         for (const entry of batch) entry.done();
       } catch (error) {
-        for (const entry of batch) entry.done(error);
+        if (batch.length === 1) {
+          batch[0]?.done(error);
+          continue;
+        }
+        // One row that cannot be written (its attempt recorded already) fails the whole transaction: each outcome is
+        // then written on its own, so that the others are kept.
+        for (const entry of batch) {
+          await this.write([entry.completion]).then(
+            () => entry.done(),
+            (alone: unknown) => entry.done(alone),
+          );
+        }
       }
     }
   }
