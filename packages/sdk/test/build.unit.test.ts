@@ -124,7 +124,12 @@ describe("the built package", () => {
         const key: string = data.key;
         // @ts-expect-error unknown input fields are refused, as the gateway refuses them
         await client.opendata.listHolidays({ year: 2026, month: 1 });
+        // @ts-expect-error a known operation's input is checked by call() too: required fields are missing
+        await client.call("dining", "create_reservation", { restaurant_id: "r" });
+        const later = await client.call("catalog", "an_operation_added_later", { any: "input" });
+        const untyped: unknown = later.data;
         try { await client.call("catalog", "site_metadata"); } catch (error) { if (isGatewayError(error)) return error.code; }
+        if (untyped === null) return "";
         return key;
       }
     `;

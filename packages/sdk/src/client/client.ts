@@ -88,10 +88,13 @@ class BaseGatewayClient {
     operation: O,
     ...args: CallArguments<InputOf<P, O>>
   ): Promise<OperationResponse<OutputOf<P, O>>>;
-  /** An operation this SDK version does not know yet (added to the gateway later): `data` is untyped. */
-  call(
-    provider: string,
-    operation: string,
+  /**
+   * An operation this SDK version does not know yet (added to the gateway later): `data` is untyped. A known
+   * operation never takes this form, so that its input is checked against its type rather than passed as any object.
+   */
+  call<P extends string, O extends string>(
+    provider: P,
+    operation: O & (P extends ProviderId ? (O extends keyof OperationTypes[P] ? never : O) : O),
     input?: Record<string, unknown>,
     options?: CallOptions,
   ): Promise<OperationResponse<unknown>>;
