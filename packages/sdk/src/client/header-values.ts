@@ -13,9 +13,18 @@ export function checkedHeaderValue(name: string, value: string): string {
   return value;
 }
 
-/** An Idempotency-Key as the gateway takes it: 1 to 255 printable ASCII characters. */
+/**
+ * An Idempotency-Key the gateway reads exactly as given: 1 to 255 printable ASCII characters, neither beginning with a
+ * double quote (the gateway reads such a value as a quoted string) nor beginning or ending with a space (which the
+ * header loses). The key is sent as it is.
+ */
 export function checkedIdempotencyKey(key: string): string {
   checkedHeaderValue("idempotencyKey", key);
   if (key.length > 255) throw new TypeError("idempotencyKey must be at most 255 characters, for example a UUID");
+  if (key.startsWith('"') || key.trim() !== key) {
+    throw new TypeError(
+      "idempotencyKey must not begin with a double quote nor begin or end with a space: the gateway would read another key",
+    );
+  }
   return key;
 }
