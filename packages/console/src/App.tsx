@@ -52,7 +52,16 @@ export function App() {
         path={path}
         title={page.title}
         onSignOut={async () => {
-          await api.signOut().catch(() => {});
+          await api.signOut().catch(async (error: unknown) => {
+            // Another tab may have signed in again since this one read its CSRF token: the session is read again,
+            // and the sign-out made with its token. Without a session there is nothing left to end.
+            const current = await api.session().catch(() => undefined);
+            if (!current) return;
+            bindSession(current.data, () => signedOut(true));
+            await api.signOut().catch(() => {
+              throw error;
+            });
+          });
           signedOut(false);
         }}
       >

@@ -3,17 +3,21 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import type { Session } from "./api.ts";
+import { ErrorNotice } from "./components/feedback.tsx";
 import { Link } from "./components/format.tsx";
+import { useAction } from "./hooks.ts";
 import { navigation } from "./pages/index.tsx";
 
 export function Layout(props: {
   session: Session;
   path: string;
   title: string;
-  onSignOut: () => void;
+  /** Ends the session; a failure is shown here, and the user stays signed in. */
+  onSignOut: () => Promise<void>;
   children: ComponentChildren;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
+  const signOut = useAction(props.onSignOut);
   const first = useRef(true);
   useEffect(() => {
     document.title = `${props.title} · Provider Gateway`;
@@ -39,7 +43,12 @@ export function Layout(props: {
             {props.session.account_id}
           </span>
           <span class="email">{props.session.user.email}</span>
-          <button type="button" class="button-secondary button-small" onClick={props.onSignOut}>
+          <button
+            type="button"
+            class="button-secondary button-small"
+            onClick={() => void signOut.run()}
+            disabled={signOut.pending}
+          >
             Sign out
           </button>
         </div>
@@ -59,6 +68,7 @@ export function Layout(props: {
         </ul>
       </nav>
       <main id="main" class="content">
+        <ErrorNotice error={signOut.error} onDismiss={signOut.clearError} />
         <h1 tabIndex={-1} ref={heading}>
           {props.title}
         </h1>

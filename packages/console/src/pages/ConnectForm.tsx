@@ -14,6 +14,8 @@ export function ConnectForm({ providers }: { providers: Catalogue["providers"] }
   const [session, setSession] = useState<ConnectSession | undefined>();
   const chosen = provider || providers[0]?.id || "";
   const start = useAction(async () => {
+    // A link stays on screen only beside the request that made it: a failed new start must not leave the last one.
+    setSession(undefined);
     const answer = await api.operation<ConnectSession>("create_connect_session", {
       provider_id: chosen,
       external_ref: externalRef.trim(),

@@ -19,27 +19,34 @@ export function ReferencePage() {
   const [connection, setConnection] = useState("");
   const [provider, setProvider] = useState("");
   const [token, setToken] = useState<DelegationToken | undefined>();
-  const current = useRef<DelegationToken | undefined>(undefined);
+  // The token held, and the choice (connection and provider) it was minted for.
+  const current = useRef<{ token: DelegationToken; choice: string } | undefined>(undefined);
   const choice = useRef({ connection, provider });
   choice.current = { connection, provider };
+  const chosen = () => `${choice.current.provider}\n${choice.current.connection}`;
   const host = useRef<HTMLDivElement>(null);
   const [renderError, setRenderError] = useState<Error | undefined>();
   const [ready, setReady] = useState(false);
 
   const mint = useAction(async () => {
-    const { connection: chosen, provider: only } = choice.current;
-    const minted = (await api.mintToken({ ...(only && { scopes: [only] }), connection: chosen || null })).data;
-    current.current = minted;
+    const { connection: picked, provider: only } = choice.current;
+    const mintedFor = chosen();
+    const minted = (await api.mintToken({ ...(only && { scopes: [only] }), connection: picked || null })).data;
+    // The choice changed while this token was minted: it carries the connection no longer chosen, and is dropped.
+    if (chosen() !== mintedFor) return undefined;
+    current.current = { token: minted, choice: mintedFor };
     setToken(minted);
     return minted;
   });
 
-  // Swagger UI asks for the header at every Execute: a fresh token when the current one is about to end.
+  // Swagger UI asks for the header at every Execute: a fresh token when the current one is about to end, or was
+  // minted for another choice than the one on screen.
   const authorization = async () => {
     const held = current.current;
-    if (held && Date.parse(held.expires_at) - Date.now() > renewBeforeMs) return held.token;
+    const fresh = held && Date.parse(held.token.expires_at) - Date.now() > renewBeforeMs;
+    if (held && fresh && held.choice === chosen()) return held.token.token;
     const minted = await mint.run();
-    if (!minted) throw asApiError(new Error("Could not mint a delegation token"));
+    if (!minted) throw asApiError(new Error("Could not mint a delegation token for the chosen connection"));
     return minted.token;
   };
 

@@ -137,6 +137,14 @@ describe("the console in a browser", () => {
     await row.waitFor();
     await screenshot(page, "07-connections");
     expect(await accessibilityProblems(page)).toEqual([]);
+    // A start that fails takes the last link off the screen: it must not be sent for another end user.
+    await connectForm.getByLabel("External ref").fill("user_9001");
+    await connectForm.getByRole("button", { name: "Start connect session" }).click();
+    await page.locator("#connect-link").waitFor();
+    await connectForm.getByLabel("External ref").fill("   ");
+    await connectForm.getByRole("button", { name: "Start connect session" }).click();
+    await connectForm.getByRole("alert").waitFor();
+    expect(await page.locator("#connect-link").count()).toBe(0);
   });
 
   it("runs operations from try-it-out with a delegation token", async () => {
@@ -258,7 +266,16 @@ describe("the console in a browser", () => {
     await visitor.close();
   });
 
-  it("signs out", async () => {
+  it("signs out, from a tab whose CSRF token another tab's new sign-in replaced too", async () => {
+    // A second tab signs out and in again: the cookie both tabs share is a new session's, this tab's token is not.
+    const other = await context.newPage();
+    await other.goto(`${t.url}/console`);
+    await other.getByRole("button", { name: "Sign out" }).click();
+    await other.getByLabel("Email").fill("ada@example.com");
+    await other.getByLabel("Password").fill(password);
+    await other.getByRole("button", { name: "Sign in" }).click();
+    await other.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    await other.close();
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in to the console" }).waitFor();
     const status = await page.evaluate(async () => (await fetch("/console/api/session")).status);
@@ -266,5 +283,18 @@ describe("the console in a browser", () => {
     await page.goto(`${t.url}/console/usage`);
     await page.getByRole("heading", { name: "Sign in to the console" }).waitFor();
     await screenshot(page, "12-signed-out");
+  });
+
+  it("asks for nothing the gateway does not serve", async () => {
+    const missing: string[] = [];
+    const visitor = await context.newPage();
+    visitor.on("response", (response) => {
+      if (response.status() === 404) missing.push(response.url());
+    });
+    await visitor.goto(`${t.url}/console`);
+    await visitor.getByRole("heading", { name: "Sign in to the console" }).waitFor();
+    await visitor.waitForLoadState("networkidle");
+    expect(missing).toEqual([]);
+    await visitor.close();
   });
 });
