@@ -1,11 +1,14 @@
 // `gateway serve`'s first start on an empty store, with standard output a pipe (a log collector, not a terminal):
 // the log stays JSON lines and never holds the key; the key is in a file of the data directory only its owner can
-// read, and it works. (SQLite: a fresh data directory.)
+// read, and it works. Commands that failed on the store before (a key refused, an account without a key) neither leave
+// an account behind nor keep the first start from making its key; a second start makes none. (SQLite: a fresh data
+// directory.)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import SQLite from "better-sqlite3";
 import { afterAll, expect, it } from "vitest";
-import { startCli } from "./cli.ts";
+import { runCli, startCli } from "./cli.ts";
 import { freePort, testStore } from "./harness.ts";
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-first-start-"));
@@ -15,11 +18,26 @@ it.skipIf(testStore() !== "sqlite")(
   "writes the first key to a file only its owner can read, and logs where, never the key",
   { timeout: 120_000 },
   async () => {
+    const env = { GATEWAY_DATA_DIR: dataDir, GATEWAY_DATABASE_URL: "" };
+    const refused = await runCli(["keys", "create", "--account", "ghost", "--scopes", "catalgo"], { env });
+    expect(refused.code).toBe(1);
+    const accounts = () => {
+      const db = new SQLite(path.join(dataDir, "gateway.db"), { readonly: true });
+      try {
+        return db.prepare("select id from accounts order by id").pluck().all();
+      } finally {
+        db.close();
+      }
+    };
+    expect(accounts()).toEqual([]);
+    // An account made without a key (as a connect session started from the CLI makes one).
+    const db = new SQLite(path.join(dataDir, "gateway.db"));
+    db.prepare("insert into accounts (id, name, created_at) values ('acme', 'acme', 0)").run();
+    db.close();
+
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const serve = startCli(["serve"], {
-      env: { GATEWAY_DATA_DIR: dataDir, GATEWAY_DATABASE_URL: "", PORT: String(port) },
-    });
+    const serve = startCli(["serve"], { env: { ...env, PORT: String(port) } });
     try {
       await serve.waitForLine('"msg":"gateway listening"');
       const file = path.join(dataDir, "first-api-key");
@@ -47,6 +65,17 @@ it.skipIf(testStore() !== "sqlite")(
       expect(response.status).toBe(200);
     } finally {
       await serve.stop();
+    }
+    expect(accounts()).toEqual(["acme", "default"]);
+
+    fs.rmSync(path.join(dataDir, "first-api-key"));
+    const again = startCli(["serve"], { env: { ...env, PORT: String(await freePort()) } });
+    try {
+      await again.waitForLine('"msg":"gateway listening"');
+      expect(fs.existsSync(path.join(dataDir, "first-api-key"))).toBe(false);
+      expect(again.stdout()).not.toContain("first API key");
+    } finally {
+      await again.stop();
     }
   },
 );

@@ -41,12 +41,15 @@ export function keysCommand(): Command {
       checkBounds(options.name, options.scopes);
       const rateLimit = options.rateLimit === undefined ? null : parseRateLimit(options.rateLimit);
       await withStore(async (store) => {
-        await new Accounts(store.db, clock).ensure(options.account);
-        const { key, view } = await new ApiKeys(store.db, clock, 0, providers).create({
-          accountId: options.account,
-          name: options.name,
-          scopes: options.scopes,
-          rateLimit,
+        // One transaction: a key refused (a misspelt scope) leaves no account behind either.
+        const { key, view } = await store.db.transaction().execute(async (trx) => {
+          await new Accounts(trx, clock).ensure(options.account);
+          return new ApiKeys(trx, clock, 0, providers).create({
+            accountId: options.account,
+            name: options.name,
+            scopes: options.scopes,
+            rateLimit,
+          });
         });
         print(
           options.json === true,

@@ -99,9 +99,8 @@ async function resolvable(host: string, name: string): Promise<void> {
 
 async function bootstrap(gateway: Gateway, dataDir: string): Promise<void> {
   const { accounts, apiKeys } = gateway.core;
-  if ((await accounts.count()) > 0) return;
-  const { created } = await accounts.ensure("default");
-  if (!created) return;
+  if (!(await accounts.claimFirstStart())) return;
+  await accounts.ensure("default");
   const { key, view } = await apiKeys.create({ accountId: "default", name: "first key", scopes: ["*"] });
   // Standard output that is not a terminal is a log stream, kept and shipped: the key goes to a file only its owner can
   // read, and the log says where.

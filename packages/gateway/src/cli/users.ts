@@ -29,11 +29,10 @@ export function usersCommand(): Command {
       const generated = options.passwordStdin !== true;
       const password = generated ? randomBytes(15).toString("base64url") : await readStdin();
       await withStore(async (store) => {
-        await new Accounts(store.db, clock).ensure(options.account);
-        const user = await new Users(store.db, clock).create({
-          email: options.email,
-          accountId: options.account,
-          password,
+        // One transaction: a user refused (a malformed email, one taken) leaves no account behind either.
+        const user = await store.db.transaction().execute(async (trx) => {
+          await new Accounts(trx, clock).ensure(options.account);
+          return new Users(trx, clock).create({ email: options.email, accountId: options.account, password });
         });
         print(
           options.json === true,

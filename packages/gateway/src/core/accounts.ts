@@ -37,11 +37,22 @@ export class Accounts {
     return { account: created ? row : ((await this.get(id)) as Account), created };
   }
 
-  async count(): Promise<number> {
-    const { n } = await this.db
-      .selectFrom("accounts")
+  /**
+   * Whether this start is the store's first, the one that creates the first API key: no key was ever created in the
+   * store, and no other node has claimed the first start (a row inserted once). An account that a failed command left
+   * behind does not make a store used.
+   */
+  async claimFirstStart(): Promise<boolean> {
+    const keys = await this.db
+      .selectFrom("api_keys")
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .executeTakeFirstOrThrow();
-    return Number(n);
+    if (Number(keys.n) > 0) return false;
+    const claimed = await this.db
+      .insertInto("store_settings")
+      .values({ name: "first_start", value: "default", created_at: this.clock.now() })
+      .onConflict((oc) => oc.column("name").doNothing())
+      .executeTakeFirst();
+    return Number(claimed.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 }
