@@ -8,7 +8,7 @@ import { ApiKeys } from "./core/api-keys.ts";
 import { type Clock, systemClock } from "./core/clock.ts";
 import { createConnectionServices } from "./core/connections/setup.ts";
 import { CursorSeal } from "./core/crypto/cursor-seal.ts";
-import { resolveMasterKey } from "./core/crypto/master-key.ts";
+import { refuseUnusableMasterKey, resolveMasterKey } from "./core/crypto/master-key.ts";
 import { checkMasterKey } from "./core/crypto/master-key-check.ts";
 import { SecretBox } from "./core/crypto/secret-box.ts";
 import { ResourceCopies } from "./core/resources/resource-copies.ts";
@@ -27,7 +27,7 @@ import type { ProviderDefinition } from "./providers/types.ts";
 import { openStore, type Store, type StoreOptions } from "./store/database.ts";
 import { lockServing } from "./store/serving-lock.ts";
 import { createUpstreamClients } from "./upstream-clients.ts";
-import { hookSecretsFor, misnamedProviderSetting, startUpstreams } from "./upstreams.ts";
+import { hookSecretsFor, misnamedProviderSetting, missingUpstreams, startUpstreams } from "./upstreams.ts";
 
 export interface Gateway {
   app: FastifyInstance;
@@ -58,8 +58,12 @@ export interface GatewayOptions {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
   const registry = new Registry(options.providers);
+  // Whatever the configuration alone can refuse is refused before anything is created in the data directory.
   const misnamed = misnamedProviderSetting(registry.providers, config);
   if (misnamed) throw new Error(misnamed);
+  const missing = missingUpstreams(registry.providers, config);
+  if (missing) throw new Error(missing);
+  refuseUnusableMasterKey(config);
   const clock = options.clock ?? systemClock;
   const log = lateLog();
   const storeOptions: StoreOptions = {

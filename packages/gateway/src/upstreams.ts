@@ -78,6 +78,18 @@ export function hookSecretsFor(
   return secrets;
 }
 
+/** The start's error when sandboxes are off and a provider has no upstream configured; undefined when all have one. */
+export function missingUpstreams(
+  providers: readonly ProviderDefinition[],
+  config: Pick<GatewayConfig, "upstreamUrls" | "startSandboxes">,
+): string | undefined {
+  if (config.startSandboxes) return undefined;
+  const missing = providers.filter((p) => p.sandbox !== undefined && !config.upstreamUrls[p.id]).map((p) => p.id);
+  return missing.length === 0
+    ? undefined
+    : `No upstream configured for ${missing.join(", ")} (set GATEWAY_UPSTREAM_<ID>_URL)`;
+}
+
 export async function startUpstreams(
   providers: readonly ProviderDefinition[],
   config: Pick<GatewayConfig, "upstreamUrls" | "startSandboxes">,
@@ -90,13 +102,10 @@ export async function startUpstreams(
     const configured = config.upstreamUrls[provider.id];
     if (configured) urls[provider.id] = configured;
   }
+  const missing = missingUpstreams(providers, config);
+  if (missing) throw new Error(missing);
   const toStart = needed.filter((p) => urls[p.id] === undefined);
   if (toStart.length > 0) {
-    if (!config.startSandboxes) {
-      throw new Error(
-        `No upstream configured for ${toStart.map((p) => p.id).join(", ")} (set GATEWAY_UPSTREAM_<ID>_URL)`,
-      );
-    }
     const sandbox = await import("@provider-gateway/sandbox");
     for (const provider of toStart) {
       const providerHooks = hooks(provider.id);

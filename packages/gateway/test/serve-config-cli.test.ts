@@ -40,6 +40,18 @@ describe.skipIf(testStore() !== "sqlite")("gateway serve with a value it does no
       'GATEWAY_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
     ],
     [{ HOST: "999.1.1.1" }, 'HOST must be an IP address or a host name to listen on, got "999.1.1.1"'],
+    [
+      { GATEWAY_MASTER_KEY: "notakey" },
+      "GATEWAY_MASTER_KEY must be 32 bytes as base64 (44 characters) or hex (64 characters)",
+    ],
+    [
+      { GATEWAY_ENV: "production", GATEWAY_MASTER_KEY: "" },
+      "GATEWAY_MASTER_KEY is required in production (32 random bytes as base64: `openssl rand -base64 32`)",
+    ],
+    [
+      { GATEWAY_NO_SANDBOXES: "1" },
+      "No upstream configured for catalog, homegoods, opendata, shopping, dining, delivery, rides, payments (set GATEWAY_UPSTREAM_<ID>_URL)",
+    ],
   ])("%j", async (env, message) => {
     expect(await serve(env)).toEqual({ code: 1, stderr: `gateway: ${message}\n`, created: [] });
   });

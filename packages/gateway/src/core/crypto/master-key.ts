@@ -21,14 +21,19 @@ export function parseMasterKey(text: string): Buffer {
   return key;
 }
 
+/** Refuses a configuration that can never give a key (a malformed one, none in production), creating nothing. */
+export function refuseUnusableMasterKey(config: MasterKeyConfig): void {
+  if (config.masterKey) parseMasterKey(config.masterKey);
+  else if (config.env === "production") throw keyRequired();
+}
+
+const keyRequired = () =>
+  new Error("GATEWAY_MASTER_KEY is required in production (32 random bytes as base64: `openssl rand -base64 32`)");
+
 /** Answers the key and, when one was generated or read from the data directory, a warning to log. */
 export function resolveMasterKey(config: MasterKeyConfig): { key: Buffer; warning?: string } {
   if (config.masterKey) return { key: parseMasterKey(config.masterKey) };
-  if (config.env === "production") {
-    throw new Error(
-      "GATEWAY_MASTER_KEY is required in production (32 random bytes as base64: `openssl rand -base64 32`)",
-    );
-  }
+  if (config.env === "production") throw keyRequired();
   const file = path.join(config.dataDir, "master.key");
   if (fs.existsSync(file)) {
     return {
