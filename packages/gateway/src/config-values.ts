@@ -74,7 +74,8 @@ function parseUrl(raw: string): URL | undefined {
 /** An absolute http(s) URL, without query or fragment (paths are appended to it); no trailing slash. */
 export function httpUrl(name: string, raw: string): string {
   const url = parseUrl(raw);
-  if (!/^https?:\/\//i.test(raw) || !url?.hostname || url.search || url.hash) {
+  // A bare "?" or "#" parses to an empty search or hash, and a path appended to the URL would land after it.
+  if (!/^https?:\/\//i.test(raw) || !url?.hostname || /[?#]/.test(raw)) {
     throw new Error(`${name} must be an absolute http:// or https:// URL without query or fragment, got "${raw}"`);
   }
   return raw.replace(/\/$/, "");

@@ -102,7 +102,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
       ? httpUrl("GATEWAY_PUBLIC_URL", env.GATEWAY_PUBLIC_URL)
       : `http://localhost:${port}`,
     trustProxy: trustProxy(env.GATEWAY_TRUST_PROXY),
-    dataDir: path.resolve(env.GATEWAY_DATA_DIR ?? "./data"),
+    // Empty is unset, as for every other variable (path.resolve("") would be the working directory itself).
+    dataDir: path.resolve(env.GATEWAY_DATA_DIR || "./data"),
     databaseUrl,
     preparedStatements: !flag(env, "GATEWAY_NO_PREPARED_STATEMENTS"),
     databaseTimeoutMs: milliseconds(env, "GATEWAY_DATABASE_TIMEOUT_MS", 30_000),

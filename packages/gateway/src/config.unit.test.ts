@@ -1,4 +1,5 @@
 // loadConfig: what each variable accepts, and that anything else stops the start with an error naming the variable.
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.ts";
 import { maxTimerMs } from "./config-values.ts";
@@ -114,13 +115,20 @@ describe("URLs", () => {
     expect(loadConfig({ PORT: "9000", GATEWAY_PUBLIC_URL: "" }).publicUrl).toBe("http://localhost:9000");
   });
 
-  it.each(["notaurl", "ftp://x", "http:x", "https://", "http://x/?a=1", "http://x/#top"])("%j is refused", (value) => {
-    expect(() => loadConfig({ GATEWAY_PUBLIC_URL: value })).toThrow(
-      `GATEWAY_PUBLIC_URL must be an absolute http:// or https:// URL without query or fragment, got "${value}"`,
-    );
-    expect(() => loadConfig({ GATEWAY_UPSTREAM_CATALOG_URL: value })).toThrow(
-      `GATEWAY_UPSTREAM_CATALOG_URL must be an absolute http:// or https:// URL without query or fragment, got "${value}"`,
-    );
+  it.each(["notaurl", "ftp://x", "http:x", "https://", "http://x/?a=1", "http://x/#top", "http://x?", "http://x#"])(
+    "%j is refused",
+    (value) => {
+      expect(() => loadConfig({ GATEWAY_PUBLIC_URL: value })).toThrow(
+        `GATEWAY_PUBLIC_URL must be an absolute http:// or https:// URL without query or fragment, got "${value}"`,
+      );
+      expect(() => loadConfig({ GATEWAY_UPSTREAM_CATALOG_URL: value })).toThrow(
+        `GATEWAY_UPSTREAM_CATALOG_URL must be an absolute http:// or https:// URL without query or fragment, got "${value}"`,
+      );
+    },
+  );
+
+  it("an empty GATEWAY_DATA_DIR is unset: ./data, not the working directory", () => {
+    expect(loadConfig({ GATEWAY_DATA_DIR: "" }).dataDir).toBe(path.resolve("data"));
   });
 });
 

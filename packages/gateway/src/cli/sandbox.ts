@@ -3,7 +3,7 @@
 // them to <url>/hooks/<provider_id>, signed with GATEWAY_HOOK_SECRET_<ID> — the gateway nodes need the same secret.
 import { Command } from "commander";
 import { loadConfig } from "../config.ts";
-import { parseHost, parsePort } from "../config-values.ts";
+import { httpUrl, parseHost, parsePort } from "../config-values.ts";
 import { Registry } from "../providers/registry.ts";
 import { hookSecretsFor, misnamedProviderSetting } from "../upstreams.ts";
 
@@ -86,7 +86,7 @@ function hookSettings(providers: Registry["providers"], options: SandboxCommandO
   let secrets: Record<string, string> = {};
   let generated: Record<string, string> = {};
   if (hooksUrl !== undefined) {
-    if (!/^https?:\/\/[^/]/.test(hooksUrl)) throw new Error(`--hooks-url must be an http(s) URL, not "${hooksUrl}"`);
+    httpUrl("--hooks-url", hooksUrl);
     const config = loadConfig(process.env);
     const misnamed = misnamedProviderSetting(providers, {
       ...config,

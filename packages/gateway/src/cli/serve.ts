@@ -57,6 +57,12 @@ export function serveCommand(): Command {
         { url, store: gateway.core.store.kind, upstreams: gateway.upstreamUrls },
         "gateway listening",
       );
+      if (config.port === 0 && !process.env.GATEWAY_PUBLIC_URL) {
+        gateway.app.log.warn(
+          { url, public_url: gateway.core.publicUrl },
+          "PORT is 0 and GATEWAY_PUBLIC_URL is unset: connect links and /openapi.json name port 0; set GATEWAY_PUBLIC_URL",
+        );
+      }
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
