@@ -70,7 +70,41 @@ export interface GatewayConfig {
   idempotencyWaitMs: number;
 }
 
+/**
+ * The per-provider settings, by prefix: a variable with the prefix that is not of the form (a provider id in lower
+ * case, a misspelt suffix) is refused by name rather than ignored, since the gateway would otherwise quietly start
+ * that provider's sandbox or default client instead.
+ */
+const providerSettingForms = [
+  {
+    prefix: "GATEWAY_UPSTREAM_",
+    form: /^GATEWAY_UPSTREAM_[A-Z0-9_]+_URL$/,
+    written: "GATEWAY_UPSTREAM_<PROVIDER>_URL",
+    others: ["GATEWAY_UPSTREAM_TIMEOUT_MS"],
+  },
+  {
+    prefix: "GATEWAY_HOOK_SECRET_",
+    form: /^GATEWAY_HOOK_SECRET_[A-Z0-9_]+$/,
+    written: "GATEWAY_HOOK_SECRET_<PROVIDER>",
+  },
+  {
+    prefix: "GATEWAY_OAUTH_",
+    form: /^GATEWAY_OAUTH_[A-Z0-9_]+?_(CLIENT_ID|CLIENT_SECRET|ISSUER)$/,
+    written: "GATEWAY_OAUTH_<PROVIDER>_CLIENT_ID, _CLIENT_SECRET or _ISSUER",
+  },
+];
+
+function refuseMalformedProviderSettings(env: Env): void {
+  for (const name of Object.keys(env)) {
+    for (const { prefix, form, written, others = [] } of providerSettingForms) {
+      if (!name.startsWith(prefix) || form.test(name) || others.includes(name)) continue;
+      throw new Error(`${name} is not a setting the gateway takes: write ${written}, the provider id in capitals`);
+    }
+  }
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
+  refuseMalformedProviderSettings(env);
   const port = env.PORT ? parsePort("PORT", env.PORT) : 8080;
   const upstreamUrls: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {

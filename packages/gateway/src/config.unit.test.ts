@@ -127,6 +127,18 @@ describe("URLs", () => {
     },
   );
 
+  it.each([
+    ["GATEWAY_UPSTREAM_catalog_URL", "GATEWAY_UPSTREAM_<PROVIDER>_URL"],
+    ["GATEWAY_UPSTREAM_CATALOG", "GATEWAY_UPSTREAM_<PROVIDER>_URL"],
+    ["GATEWAY_HOOK_SECRET_dining", "GATEWAY_HOOK_SECRET_<PROVIDER>"],
+    ["GATEWAY_OAUTH_DINING_CLIENTID", "GATEWAY_OAUTH_<PROVIDER>_CLIENT_ID, _CLIENT_SECRET or _ISSUER"],
+  ])("refuses %s, a provider setting not of its form", (name, written) => {
+    expect(() => loadConfig({ [name]: "x" })).toThrow(
+      `${name} is not a setting the gateway takes: write ${written}, the provider id in capitals`,
+    );
+    expect(loadConfig({ GATEWAY_UPSTREAM_TIMEOUT_MS: "5" }).upstreamTimeoutMs).toBe(5);
+  });
+
   it("an empty GATEWAY_DATA_DIR is unset: ./data, not the working directory", () => {
     expect(loadConfig({ GATEWAY_DATA_DIR: "" }).dataDir).toBe(path.resolve("data"));
   });
