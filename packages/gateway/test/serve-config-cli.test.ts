@@ -62,10 +62,21 @@ describe.skipIf(testStore() !== "sqlite")("gateway serve with a value it does no
       stderr: 'gateway: --port must be a port number (0 to 65535), got "abc"\n',
       created: [],
     });
+    expect(await serve({}, ["--port", ""])).toEqual({
+      code: 1,
+      stderr: 'gateway: --port must be a port number (0 to 65535), got ""\n',
+      created: [],
+    });
     expect(await serve({}, ["--host", "999.1.1.1"])).toEqual({
       code: 1,
       stderr: 'gateway: --host must be an IP address or a host name to listen on, got "999.1.1.1"\n',
       created: [],
     });
+  });
+
+  it("says a usage error of any command as its own, with the gateway: prefix", async () => {
+    const { code, stderr } = await runCli(["keys", "create", "--bogus"]);
+    expect(code).toBe(1);
+    expect(stderr.split("\n")[0]).toBe("gateway: unknown option '--bogus'");
   });
 });

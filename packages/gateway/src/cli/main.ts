@@ -24,6 +24,17 @@ program.addCommand(connectionsCommand());
 program.addCommand(usersCommand());
 program.addCommand(openapiCommand());
 
+// Usage errors (an unknown option, a missing argument) of every command say which program wrote them, as every other
+// error does. Commands added whole do not inherit the setting: it is given to each.
+const usage = {
+  outputError: (text: string, write: (text: string) => void) => write(text.replace(/^error: /, "gateway: ")),
+};
+const withUsage = (command: Command): void => {
+  command.configureOutput(usage);
+  for (const sub of command.commands) withUsage(sub);
+};
+withUsage(program);
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

@@ -18,12 +18,13 @@ export function serveCommand(): Command {
     .option("--host <host>", "interface to bind (default: HOST or 127.0.0.1)")
     .action(async (options: { port?: string; host?: string }) => {
       applyServingV8Settings();
-      if (options.port) parsePort("--port", options.port);
-      if (options.host) parseHost("--host", options.host);
+      // Given, even empty, a flag is checked: an empty one is not a value to fall back from.
+      if (options.port !== undefined) parsePort("--port", options.port);
+      if (options.host !== undefined) parseHost("--host", options.host);
       const env = {
         ...process.env,
-        ...(options.port && { PORT: options.port }),
-        ...(options.host && { HOST: options.host }),
+        ...(options.port !== undefined && { PORT: options.port }),
+        ...(options.host !== undefined && { HOST: options.host }),
       };
       const config = loadConfig(env);
       await resolvable(config.host, options.host ? "--host" : "HOST");
