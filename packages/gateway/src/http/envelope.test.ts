@@ -445,6 +445,18 @@ it("answers an HTTP/1.1 request without Host with the envelope and a request id"
 });
 
 describe("requests Node's HTTP parser refuses", () => {
+  it("answers a request pipelined before unparsable bytes with its own answer, then closes the connection", async () => {
+    const body = JSON.stringify({ name: "pipelined", scopes: ["opendata"] });
+    const { head, json } = await exchange(
+      "POST /v1/platform/create_api_key HTTP/1.1\r\nHost: x\r\n" +
+        `Authorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n` +
+        `${body}GARBAGE\r\n\r\n`,
+    );
+    expect(head[0]).toBe("HTTP/1.1 200 OK");
+    expect(head).toContain("Connection: close");
+    expect(json.data.api_key).toMatchObject({ name: "pipelined", scopes: ["opendata"] });
+  });
+
   for (const [name, bytes, message] of [
     [
       "headers over 16 KiB",

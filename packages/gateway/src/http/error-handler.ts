@@ -1,6 +1,7 @@
 // The one place where errors become responses: every non-2xx answer is the gateway's error envelope, including those
 // Fastify's router and Node's HTTP parser would otherwise answer in their own formats.
 
+import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
@@ -123,6 +124,7 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, requestId: string): string | undefined {
   if (error.code === "ECONNRESET" || socket.destroyed) return undefined;
+  if (closeAfterEarlierAnswer(socket)) return undefined;
   const message =
     error.code === "HPE_HEADER_OVERFLOW"
       ? "The request headers are larger than the 16 KiB limit"
@@ -136,9 +138,26 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
 
 /** A CONNECT request, which Node hands to no route: the gateway is not a proxy. Answers the message it sent. */
 export function answerConnectMethod(socket: Socket, requestId: string): string | undefined {
+  if (closeAfterEarlierAnswer(socket)) return undefined;
   const sent = writeRawError(socket, requestId, "The CONNECT method is not supported: the gateway is not a proxy");
   socket.destroy();
   return sent;
+}
+
+/**
+ * A request earlier on this connection (pipelined) is still being answered: a 400 written now would reach the client
+ * as that request's answer, and the answer itself would be lost. That answer goes out first, saying the connection
+ * closes, and the connection then closes: the bytes after it get no answer (RFC 9112 §9.6; the client may send them
+ * again on a new connection). Answers whether it was so.
+ */
+function closeAfterEarlierAnswer(socket: Socket): boolean {
+  const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (!pending || pending.writableFinished) return false;
+  pending.shouldKeepAlive = false;
+  const close = () => socket.destroy();
+  pending.once("finish", close);
+  pending.once("close", close);
+  return true;
 }
 
 /** The envelope of a 400 written straight to the socket, for requests that never became Fastify requests. */
