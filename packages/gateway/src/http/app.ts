@@ -1,13 +1,7 @@
 // Assembles the HTTP server: request ids, body parsing, the one error handler, the /v1 surface, docs and operator
 // endpoints, and one log line and metric per request.
 import type { Socket } from "node:net";
-import Fastify, {
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerOptions,
-  LogController,
-} from "fastify";
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions, LogController } from "fastify";
 import { invalidRequest } from "../core/errors.ts";
 import { sequentialIds } from "../core/ids.ts";
 import type { CoreServices } from "../core/services.ts";
@@ -48,7 +42,17 @@ export interface AppDeps {
 }
 
 /** Sees each request once it has been answered; runs synchronously, so it must be cheap (a throw is logged). */
-export type RequestObserver = (request: FastifyRequest, reply: FastifyReply) => void;
+/** How a request ended, as every observer (log line, metrics, usage) sees it. */
+export interface RequestOutcome {
+  /** The answer's status; 499 when the client closed the connection before the answer (nginx's convention). */
+  status: number;
+  latencyMs: number;
+}
+
+export type RequestObserver = (request: FastifyRequest, outcome: RequestOutcome) => void;
+
+/** The status logged and counted for a request whose client closed the connection before it was answered. */
+export const clientClosedRequest = 499;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const nextRequestId = sequentialIds(20);
@@ -66,7 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => `req_${nextRequestId()}`,
     // The router's refusals bypass the hooks: their answers are observed (logged, counted) once sent.
     frameworkErrors: (error, request, reply) => {
-      reply.raw.once("finish", () => observe(request, reply));
+      reply.raw.once("finish", () => observe(request, { status: reply.statusCode, latencyMs: reply.elapsedTime }));
       answerFrameworkError(error, request, reply);
     },
     clientErrorHandler: (error, socket) => {
@@ -101,6 +105,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   ];
 
   app.decorateRequest("operationLabel", undefined);
+  app.decorateRequest("observed", false);
+  app.decorateRequest("startedAt", 0);
   app.decorateRequest("notExecuted", undefined);
   // Node answers an HTTP/1.1 request without Host itself, with a bare 400 (no envelope, no request id): the check is
   // made in the onRequest hook instead.
@@ -113,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   closeConnectionsAsTheyGoIdle(app);
   // Both hooks are synchronous callbacks: no promise per request for work that never waits.
   app.addHook("onRequest", (request, reply, done) => {
+    request.startedAt = performance.now();
     reply.header("x-request-id", request.id);
     const raw = request.raw;
     if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
@@ -124,10 +131,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   const observers = [requestLogObserver(app.log), requestMetrics(deps.metrics), ...(deps.observers ?? [])];
-  function observe(request: FastifyRequest, reply: FastifyReply): void {
+  /** Each request once: when it is answered, or when its client closes the connection first. */
+  function observe(request: FastifyRequest, outcome: RequestOutcome): void {
+    if (request.observed) return;
+    request.observed = true;
     for (const observer of observers) {
       try {
-        observer(request, reply);
+        observer(request, outcome);
       } catch (error) {
         // The answer has gone out; a failing observer must cost neither the other observers nor the process.
         request.log.error({ err: error, request_id: request.id }, "a request observer failed");
@@ -135,7 +145,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   }
   app.addHook("onResponse", (request, reply, done) => {
-    observe(request, reply);
+    observe(request, { status: reply.statusCode, latencyMs: reply.elapsedTime });
+    done();
+  });
+  // A client that gives up (a timeout of its own) leaves no answer to observe: the request is logged and counted then,
+  // with the time it ran for. The operation may still finish, as its idempotency record and upstream metrics show.
+  app.addHook("onRequestAbort", (request, done) => {
+    observe(request, { status: clientClosedRequest, latencyMs: performance.now() - request.startedAt });
     done();
   });
 
@@ -181,11 +197,11 @@ function closeConnectionsAsTheyGoIdle(app: FastifyInstance): void {
 }
 
 function requestMetrics(metrics: Metrics): RequestObserver {
-  return (request, reply) => {
+  return (request, { status, latencyMs }) => {
     const label = request.operationLabel;
     const provider = label?.provider ?? "-";
     const operation = label?.operation ?? request.routeOptions.url ?? "unmatched";
-    metrics.requests.inc({ provider, operation, status: reply.statusCode });
-    metrics.requestDuration.observe({ provider, operation }, reply.elapsedTime / 1000);
+    metrics.requests.inc({ provider, operation, status });
+    metrics.requestDuration.observe({ provider, operation }, latencyMs / 1000);
   };
 }

@@ -444,6 +444,43 @@ it("answers an HTTP/1.1 request without Host with the envelope and a request id"
   expect((await exchange("GET /healthz HTTP/1.0\r\n\r\n")).head[0]).toBe("HTTP/1.1 200 OK");
 });
 
+describe("a request whose client closes the connection before the answer", () => {
+  it("is logged and counted once, as 499, with the time it ran for", async () => {
+    const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
+    });
+    expect(fault.status).toBe(201);
+    const before = logLines.length;
+    const aborted = await fetch(`${t.url}/v1/catalog/site_metadata`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.key}` },
+      signal: AbortSignal.timeout(300),
+    }).catch((error: unknown) => error);
+    expect(aborted).toBeInstanceOf(Error);
+    // The operation runs on; once it ends, nothing more is logged for the request.
+    await new Promise((resolve) => setTimeout(resolve, 1800));
+    const lines = logLines
+      .slice(before)
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.path === "/v1/catalog/site_metadata");
+    expect(lines).toEqual([
+      expect.objectContaining({
+        msg: "request",
+        status: 499,
+        provider: "catalog",
+        operation: "site_metadata",
+        latency_ms: expect.any(Number),
+      }),
+    ]);
+    expect(lines[0].latency_ms).toBeGreaterThanOrEqual(250);
+    expect(lines[0].latency_ms).toBeLessThan(1500);
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    expect(metrics).toMatch(/gateway_requests_total\{provider="catalog",operation="site_metadata",status="499"\} 1/);
+  });
+});
+
 describe("requests Node's HTTP parser refuses", () => {
   it("answers a request pipelined before unparsable bytes with its own answer, then closes the connection", async () => {
     const body = JSON.stringify({ name: "pipelined", scopes: ["opendata"] });

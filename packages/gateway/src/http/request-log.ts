@@ -25,15 +25,15 @@ export interface RequestLine {
 /** Answered requests, one line each. */
 export function requestLogObserver(logger: FastifyBaseLogger): RequestObserver {
   const write = requestLogWriter(logger);
-  return (request, reply) => {
+  return (request, { status, latencyMs }) => {
     const label = request.operationLabel;
     const principal = request.principal;
     write({
       request_id: request.id,
       method: request.method,
       path: loggedRoutePattern(request) ?? loggedPath(request.url),
-      status: reply.statusCode,
-      latency_ms: Math.round(reply.elapsedTime * 100) / 100,
+      status,
+      latency_ms: Math.round(latencyMs * 100) / 100,
       account: principal?.accountId,
       key_id: principal?.keyId,
       provider: label?.provider,

@@ -14,6 +14,10 @@ declare module "fastify" {
     operation: CompiledOperation | undefined;
     /** Provider and operation of the call, for logs and metrics. */
     operationLabel: { provider: string; operation: string } | undefined;
+    /** Whether the request was logged and counted (when answered, or when its client closed the connection first). */
+    observed: boolean;
+    /** performance.now() when the request arrived: the latency of one whose client closed the connection first. */
+    startedAt: number;
   }
   interface FastifyContextConfig {
     /** The path holds a secret (a connect session token): logs show the route pattern instead. */

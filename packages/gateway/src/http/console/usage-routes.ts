@@ -10,7 +10,7 @@ import type { RequestObserver } from "../app.ts";
 
 /** Counts every answered /v1 operation call per account into the in-memory recorder. */
 export function usageObserver(recorder: UsageRecorder): RequestObserver {
-  return (request, reply) => {
+  return (request, { status, latencyMs }) => {
     const label = request.operationLabel;
     const principal = request.principal;
     if (!label || !principal || !request.url.startsWith("/v1/")) return;
@@ -18,8 +18,8 @@ export function usageObserver(recorder: UsageRecorder): RequestObserver {
       accountId: principal.accountId,
       providerId: label.provider,
       operationId: label.operation,
-      status: reply.statusCode,
-      latencyMs: reply.elapsedTime,
+      status,
+      latencyMs,
     });
   };
 }
