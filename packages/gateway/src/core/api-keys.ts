@@ -30,6 +30,11 @@ export interface Principal {
   rateLimit: { perMinute: number; burst: number } | null;
   /** A delegation token's connection: credentials-mode calls without X-Gateway-Connection-Id run against it. */
   connectionId?: string;
+  /**
+   * Whose rate limit the requests count against, when not the key's own (keyId): every delegation token of one console
+   * user shares the user's, so that minting more tokens gives no more requests.
+   */
+  rateLimitSubject?: string;
 }
 
 export interface CreateKeyInput {

@@ -70,6 +70,7 @@ export class DelegationTokens {
         "delegation_tokens.account_id",
         "delegation_tokens.scopes",
         "delegation_tokens.connection_id",
+        "delegation_tokens.user_id",
         "delegation_tokens.expires_at",
         "console_sessions.expires_at as session_expires_at",
       ])
@@ -87,6 +88,7 @@ export class DelegationTokens {
       keyId: row.id,
       scopes: JSON.parse(row.scopes) as string[],
       rateLimit: null,
+      rateLimitSubject: `console-user:${row.user_id}`,
       ...(row.connection_id !== null && { connectionId: row.connection_id }),
     };
   }

@@ -48,7 +48,7 @@ export function rateLimit(deps: RateLimitDeps) {
           ) as FastifyError,
         );
       };
-      const decision = deps.limiter.check(principal.keyId, policy);
+      const decision = deps.limiter.check(principal.rateLimitSubject ?? principal.keyId, policy);
       if (decision instanceof Promise) decision.then(finish, done);
       else finish(decision);
     });
