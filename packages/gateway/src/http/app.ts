@@ -1,5 +1,6 @@
 // Assembles the HTTP server: request ids, body parsing, the one error handler, the /v1 surface, docs and operator
 // endpoints, and one log line and metric per request.
+import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions, LogController } from "fastify";
 import { invalidRequest } from "../core/errors.ts";
@@ -14,6 +15,7 @@ import {
   answerClientError,
   answerConnectMethod,
   answerFrameworkError,
+  answerUnmetExpectation,
   registerErrorHandling,
 } from "./error-handler.ts";
 import type { Metrics } from "./metrics.ts";
@@ -115,6 +117,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.server.on("connect", (_request, socket: Socket) => {
     const requestId = `req_${nextRequestId()}`;
     refusedUnread(requestId, answerConnectMethod(socket, requestId));
+  });
+  // Node answers an Expect other than 100-continue itself, with a bare 417, unless someone listens.
+  app.server.on("checkExpectation", (_request, response: ServerResponse) => {
+    const requestId = `req_${nextRequestId()}`;
+    refusedUnread(requestId, answerUnmetExpectation(response, requestId));
   });
   closeConnectionsAsTheyGoIdle(app);
   // Both hooks are synchronous callbacks: no promise per request for work that never waits.

@@ -502,6 +502,11 @@ describe("requests Node's HTTP parser refuses", () => {
     ],
     ["a malformed request line", "GARBAGE\r\n\r\n", "The request is not valid HTTP/1.1"],
     [
+      "an Expect other than 100-continue",
+      "POST /v1/opendata/list_holidays HTTP/1.1\r\nhost: x\r\nexpect: 200-ok\r\ncontent-length: 2\r\n\r\n{}",
+      "The Expect header asks for what the gateway does not do: send the request without it",
+    ],
+    [
       "the CONNECT method",
       "CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n",
       "The CONNECT method is not supported: the gateway is not a proxy",

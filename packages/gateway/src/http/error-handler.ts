@@ -136,6 +136,26 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   return sent;
 }
 
+/**
+ * A request with an Expect other than 100-continue, which Node would answer itself with a bare 417: the envelope's
+ * 400 instead (RFC 9110 §10.1.1 lets a server refuse it either way). Answers the message it sent.
+ */
+export function answerUnmetExpectation(response: ServerResponse, requestId: string): string {
+  const message = "The Expect header asks for what the gateway does not do: send the request without it";
+  const body = JSON.stringify(errorEnvelope(invalidRequest(message), requestId));
+  // The same head as every answer written before a request was read: no Date, the connection closed.
+  response.sendDate = false;
+  response.shouldKeepAlive = false;
+  response.writeHead(400, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    "x-request-id": requestId,
+    connection: "close",
+  });
+  response.end(body);
+  return message;
+}
+
 /** A CONNECT request, which Node hands to no route: the gateway is not a proxy. Answers the message it sent. */
 export function answerConnectMethod(socket: Socket, requestId: string): string | undefined {
   if (closeAfterEarlierAnswer(socket)) return undefined;

@@ -41,7 +41,8 @@ it("counts all of a user's tokens against the user's one limit", async () => {
     '"default";r=0;t=180',
     '"default";r=0;t=60',
   ]);
-  expect(((await answers[3]?.json()) as any).error).toMatchObject(expectedError("rate_limited"));
+  const refused = answers[3] as Response;
+  expect(((await refused.json()) as any).error).toMatchObject(expectedError("rate_limited"));
   const [other] = (await tokensOf("grace@example.com", 1)) as [string];
   expect((await say(other)).status).toBe(200);
 });
