@@ -139,6 +139,16 @@ describe("sign-in and sessions", () => {
     expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await new ConsoleClient(t.url).signIn("ada@example.com")).status).toBe(200);
   });
+
+  it("counts attempts sent at once: a burst of 20 gets 5 answers and 15 refusals, the right password among them", async () => {
+    await createUser(t, "burst@example.com");
+    const attempts = Array.from({ length: 20 }, (_, i) =>
+      new ConsoleClient(t.url).signIn("burst@example.com", i === 19 ? password : `guess number ${i}`),
+    );
+    const statuses = (await Promise.all(attempts)).map((response) => response.status);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(15);
+    expect(statuses.filter((status) => status !== 429).every((status) => status === 401 || status === 200)).toBe(true);
+  });
 });
 
 describe("CSRF", () => {

@@ -1,5 +1,6 @@
-// Sign-in throttling: failed attempts counted per email and per client address in fixed windows, in the store so
-// that every node sees them. Past the limit, sign-in answers 429 until the window ends, whatever the password.
+// Sign-in throttling: attempts counted per email and per client address in fixed windows, in the store so that every
+// node sees them; an attempt that succeeds is given back. Past the limit, sign-in answers 429 until the window ends,
+// whatever the password.
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../store/schema.ts";
@@ -25,30 +26,21 @@ export class LoginThrottle {
     private readonly limits: ThrottleLimits = defaultThrottleLimits,
   ) {}
 
-  /** Throws 429 when the email or the address has used up its failures for the current window. */
-  async check(email: string, address: string): Promise<void> {
-    const now = this.clock.now();
-    const rows = await this.db
-      .selectFrom("console_login_failures")
-      .selectAll()
-      .where("key", "in", [emailKey(email), addressKey(address)])
-      .where("window_start", ">", now - this.limits.windowMs)
-      .execute();
-    for (const row of rows) {
-      const limit = row.key.startsWith("email:") ? this.limits.perEmail : this.limits.perAddress;
-      if (row.failures < limit) continue;
-      const seconds = Math.max(1, Math.ceil((row.window_start + this.limits.windowMs - now) / 1000));
-      throw new GatewayError("rate_limited", "Too many failed sign-ins; wait before trying again", {
-        retryAfterSeconds: seconds,
-      });
-    }
-  }
-
-  async fail(email: string, address: string): Promise<void> {
+  /**
+   * Counts a sign-in attempt against the email and the address before its password is checked, so that attempts sent
+   * at once are each counted (counted after the check, a burst passed it all before the first failure was written);
+   * throws 429 when either has used up its attempts for the current window. A sign-in that succeeds gives its
+   * attempt back (succeed).
+   */
+  async attempt(email: string, address: string): Promise<void> {
     const now = this.clock.now();
     const stale = now - this.limits.windowMs;
-    for (const key of [emailKey(email), addressKey(address)]) {
-      await this.db
+    const counted: [string, number][] = [
+      [emailKey(email), this.limits.perEmail],
+      [addressKey(address), this.limits.perAddress],
+    ];
+    for (const [key, limit] of counted) {
+      const row = await this.db
         .insertInto("console_login_failures")
         .values({ key, window_start: now, failures: 1 })
         .onConflict((oc) =>
@@ -57,12 +49,27 @@ export class LoginThrottle {
             window_start: sql`CASE WHEN console_login_failures.window_start <= ${stale} THEN ${now} ELSE console_login_failures.window_start END`,
           }),
         )
-        .execute();
+        .returning(["failures", "window_start"])
+        .executeTakeFirstOrThrow();
+      if (row.failures <= limit) continue;
+      const seconds = Math.max(1, Math.ceil((row.window_start + this.limits.windowMs - now) / 1000));
+      throw new GatewayError("rate_limited", "Too many failed sign-ins; wait before trying again", {
+        retryAfterSeconds: seconds,
+      });
     }
   }
 
-  /** A successful sign-in clears the email's failures (not the address's: one address may try many emails). */
-  async succeed(email: string): Promise<void> {
+  /**
+   * A successful sign-in clears the email's failures, and gives its attempt back to the address (whose other failures
+   * stay: one address may try many emails).
+   */
+  async succeed(email: string, address: string): Promise<void> {
     await this.db.deleteFrom("console_login_failures").where("key", "=", emailKey(email)).execute();
+    await this.db
+      .updateTable("console_login_failures")
+      .set({ failures: sql`failures - 1` })
+      .where("key", "=", addressKey(address))
+      .where("failures", ">", 0)
+      .execute();
   }
 }

@@ -45,13 +45,10 @@ export function signInRoutes(deps: SessionRouteDeps) {
           problems.filter((problem) => problem !== undefined),
         );
       }
-      await deps.throttle.check(email, request.ip);
+      await deps.throttle.attempt(email, request.ip);
       const user = await deps.users.authenticate(email, password);
-      if (!user) {
-        await deps.throttle.fail(email, request.ip);
-        throw new GatewayError("unauthorized", "Wrong email or password");
-      }
-      await deps.throttle.succeed(email);
+      if (!user) throw new GatewayError("unauthorized", "Wrong email or password");
+      await deps.throttle.succeed(email, request.ip);
       const { token, session } = await deps.sessions.create(user);
       setSessionCookie(reply, deps.cookie, token, sessionIdleMs);
       reply.header("cache-control", "no-store");
