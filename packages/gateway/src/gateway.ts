@@ -182,6 +182,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       upstream,
       logger: options.logger ?? false,
       trustProxy: config.trustProxy,
+      requestTimeoutMs: config.requestTimeoutMs,
       v1Extensions: guards.extensions,
       tokenResolvers: consoleSurface.tokenResolvers,
       observers: consoleSurface.observers,

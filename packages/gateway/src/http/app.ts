@@ -34,6 +34,8 @@ export interface AppDeps {
   logger: FastifyServerOptions["logger"];
   /** Whose X-Forwarded-For gives request.ip (config.trustProxy). */
   trustProxy?: boolean | number | string[];
+  /** How long a request may take to arrive whole, headers and body (config.requestTimeoutMs); default 60 s. */
+  requestTimeoutMs?: number;
   tokenResolvers?: TokenResolver[];
   /** Extensions of every /v1 request: rate limiting, idempotency. */
   v1Extensions?: ((app: FastifyInstance) => void | Promise<void>)[];
@@ -59,7 +61,18 @@ export const clientClosedRequest = 499;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const nextRequestId = sequentialIds(20);
   const trust = deps.trustProxy ?? false;
+  const requestTimeout = deps.requestTimeoutMs ?? 60_000;
   const app = Fastify({
+    // Fastify turns Node's request timeout off: a client that sends its headers and then its body a byte at a time,
+    // or never, would hold its connection for ever. Past the timeout the request is answered 400 (clientError below)
+    // and the connection closed. Node checks every connection's deadline on an interval: a quarter of the timeout.
+    requestTimeout,
+    http: {
+      requestTimeout,
+      // Node takes the headers' own deadline (60 s by default) only when it is within the request's.
+      headersTimeout: Math.min(60_000, requestTimeout),
+      connectionsCheckingInterval: Math.max(250, Math.min(30_000, Math.floor(requestTimeout / 4))),
+    },
     logger: deps.logger ?? false,
     // One line per request is written by the onResponse hook below, with the fields operators need.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "request_id" }),

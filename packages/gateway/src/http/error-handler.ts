@@ -165,14 +165,15 @@ export function answerConnectMethod(socket: Socket, requestId: string): string |
 }
 
 /**
- * A request earlier on this connection (pipelined) is still being answered: a 400 written now would reach the client
- * as that request's answer, and the answer itself would be lost. That answer goes out first, saying the connection
- * closes, and the connection then closes: the bytes after it get no answer (RFC 9112 §9.6; the client may send them
- * again on a new connection). Answers whether it was so.
+ * A request earlier on this connection (pipelined), received whole, is still being answered: a 400 written now would
+ * reach the client as that request's answer, and the answer itself would be lost. That answer goes out first, saying
+ * the connection closes, and the connection then closes: the bytes after it get no answer (RFC 9112 §9.6; the client
+ * may send them again on a new connection). Answers whether it was so. A request not received whole (its body stopped
+ * arriving) is the one the error is about: it gets the 400.
  */
 function closeAfterEarlierAnswer(socket: Socket): boolean {
   const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (!pending || pending.writableFinished) return false;
+  if (!pending || pending.writableFinished || !pending.req?.complete) return false;
   pending.shouldKeepAlive = false;
   const close = () => socket.destroy();
   pending.once("finish", close);
