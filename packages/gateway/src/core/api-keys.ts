@@ -31,10 +31,10 @@ export interface Principal {
   /** A delegation token's connection: credentials-mode calls without X-Gateway-Connection-Id run against it. */
   connectionId?: string;
   /**
-   * Whose rate limit the requests count against, when not the key's own (keyId): every delegation token of one console
-   * user shares the user's, so that minting more tokens gives no more requests.
+   * Who calls, when not the key itself (keyId): every delegation token of one console user is that user. Rate limits
+   * and Idempotency-Key replays are per caller, so that minting more tokens gives no more requests.
    */
-  rateLimitSubject?: string;
+  callerId?: string;
 }
 
 export interface CreateKeyInput {
@@ -226,3 +226,6 @@ export const unauthorized = (message: string) =>
   new GatewayError("unauthorized", message, {
     fix: "Send a valid key as `Authorization: Bearer gwk_…`; create one with `gateway keys create`.",
   });
+
+/** Who calls: the key, or the console user behind a delegation token (Principal.callerId). */
+export const callerOf = (principal: Principal): string => principal.callerId ?? principal.keyId;

@@ -46,6 +46,8 @@ function parseSfString(value: string): string | undefined {
 }
 
 export interface FingerprintInput {
+  /** Who calls (core/api-keys.ts callerOf): another key of the account, even with the same request, is another one. */
+  caller: string;
   method: string;
   /** The request target as sent: path and query string. */
   path: string;
@@ -56,10 +58,10 @@ export interface FingerprintInput {
 // crypto.hash: the one-shot digest, without a Hash object per call.
 const sha256 = (data: string | Uint8Array) => hash("sha256", data, "hex");
 
-/** SHA-256 over method, path, connection id and the SHA-256 of the raw body bytes. */
+/** SHA-256 over the caller, method, path, connection id and the SHA-256 of the raw body bytes. */
 export function requestFingerprint(input: FingerprintInput): string {
   const bodyHash = sha256(input.rawBody ?? new Uint8Array());
-  return sha256([input.method.toUpperCase(), input.path, input.connectionId ?? "", bodyHash].join("\n"));
+  return sha256([input.caller, input.method.toUpperCase(), input.path, input.connectionId ?? "", bodyHash].join("\n"));
 }
 
 /** What the store keeps instead of the key: the key alone is the secret that opens the stored response. */

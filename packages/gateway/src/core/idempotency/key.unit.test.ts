@@ -25,11 +25,18 @@ describe("parseIdempotencyKey", () => {
 });
 
 describe("requestFingerprint", () => {
-  const base = { method: "POST", path: "/v1/p/o", connectionId: undefined, rawBody: Buffer.from("{}") };
+  const base = {
+    caller: "key_A",
+    method: "POST",
+    path: "/v1/p/o",
+    connectionId: undefined,
+    rawBody: Buffer.from("{}"),
+  };
   it("changes with each input and treats an absent body as empty", () => {
     const reference = requestFingerprint(base);
     expect(requestFingerprint({ ...base })).toBe(reference);
     expect(requestFingerprint({ ...base, path: "/v1/p/q" })).not.toBe(reference);
+    expect(requestFingerprint({ ...base, caller: "key_B" })).not.toBe(reference);
     expect(requestFingerprint({ ...base, connectionId: "conn_x" })).not.toBe(reference);
     expect(requestFingerprint({ ...base, rawBody: Buffer.from("{ }") })).not.toBe(reference);
     expect(requestFingerprint({ ...base, rawBody: undefined })).toBe(

@@ -303,6 +303,19 @@ describe("nothing stored when nothing executed", () => {
     expect(executions("counter")).toBe(before + 1);
   });
 
+  it("replays only to the key that made the request: another key of the account, even one with the scope, gets 409", async () => {
+    const key = newKey();
+    const first = await post(t, "/v1/platform/create_api_key", '{"scopes":["*"]}', { "idempotency-key": key });
+    expect(first.status).toBe(200);
+    const other = await createKey({ scopes: ["platform:create_api_key"] });
+    const refused = await post({ ...t, key: other }, "/v1/platform/create_api_key", '{"scopes":["*"]}', {
+      "idempotency-key": key,
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.json.error.details).toEqual({ reason: "idempotency_key_reused" });
+    expect(refused.bytes.toString()).not.toContain(first.json.data.key);
+  });
+
   it("403 before the replay: a key whose scopes do not allow the operation never receives its stored answer", async () => {
     const key = newKey();
     const first = await post(t, "/v1/platform/create_api_key", '{"scopes":["*"]}', { "idempotency-key": key });
@@ -353,7 +366,11 @@ describe("lease", () => {
     const key = newKey();
     const body = '{"value":"orphan"}';
     const ref = { accountId: "default", keyHash: idempotencyKeyHash(key) };
+    const { db } = t.gateway.core.store;
+    const caller = (await db.selectFrom("api_keys").select("id").where("name", "=", "test").executeTakeFirstOrThrow())
+      .id;
     const fingerprint = requestFingerprint({
+      caller,
       method: "POST",
       path: "/v1/testkit/counter",
       connectionId: undefined,

@@ -2,6 +2,7 @@
 // aliases: a preHandler (after authentication and body parsing) claims the key or replays the stored response, and
 // onSend stores the serialized response of the request that held the claim, byte for byte.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { callerOf } from "../../core/api-keys.ts";
 import { GatewayError } from "../../core/errors.ts";
 import { idempotencyKeyHash, parseIdempotencyKey, requestFingerprint } from "../../core/idempotency/key.ts";
 import type { HeldClaim, IdempotencyRecords, StoredResponse } from "../../core/idempotency/records.ts";
@@ -80,6 +81,9 @@ async function claimOrReplay(
   const connectionHeader = request.headers["x-gateway-connection-id"];
   const named = typeof connectionHeader === "string" ? connectionHeader : connectionHeader?.join(", ");
   const fingerprint = requestFingerprint({
+    // A replay answers only the caller that made the request: another key of the account (with other scopes, a key it
+    // created in the answer) gets 409, as for another request.
+    caller: request.principal ? callerOf(request.principal) : "",
     method: request.method,
     path: request.url,
     // The connection the request runs against: the header's, else the one a delegation token holds server-side.

@@ -4,6 +4,7 @@
 //   RateLimit: "default";r=<requests possible now>;t=<seconds until the full burst is back>
 // A refused request answers 429 rate_limited with Retry-After (whole seconds, at least 1) and r=0;t=<Retry-After>.
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import { callerOf } from "../../core/api-keys.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { RateLimitDecision, RateLimitPolicy } from "../../core/rate-limit/gcra.ts";
 import type { RateLimiter } from "../../core/rate-limit/limiter.ts";
@@ -48,7 +49,7 @@ export function rateLimit(deps: RateLimitDeps) {
           ) as FastifyError,
         );
       };
-      const decision = deps.limiter.check(principal.rateLimitSubject ?? principal.keyId, policy);
+      const decision = deps.limiter.check(callerOf(principal), policy);
       if (decision instanceof Promise) decision.then(finish, done);
       else finish(decision);
     });
