@@ -28,6 +28,8 @@ export interface Principal {
   keyId: string;
   scopes: string[];
   rateLimit: { perMinute: number; burst: number } | null;
+  /** When the credential stops working (ms since the epoch); null for a key that does not expire. */
+  expiresAt: number | null;
   /** A delegation token's connection: credentials-mode calls without X-Gateway-Connection-Id run against it. */
   connectionId?: string;
   /**
@@ -75,6 +77,7 @@ const principalOf = (row: ApiKeysTable): Principal =>
             perMinute: row.rate_limit_per_minute,
             burst: row.rate_limit_burst ?? row.rate_limit_per_minute,
           }),
+    expiresAt: row.expires_at,
   });
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const lastUsedWriteIntervalMs = 60_000;

@@ -123,6 +123,36 @@ describe("403 scope_denied", () => {
     expect(same.response.status).toBe(200);
     expect(same.json.data.key).toMatch(/^gwk_[0-9A-Za-z]{32}$/);
   });
+
+  it("does not let a key create a key that outlives it, or one with more requests than its own limit", async () => {
+    const expiry = new Date(Date.now() + 3_600_000).toISOString();
+    const temporary = await createKey(["platform"], { expires_at: expiry });
+    for (const input of [{}, { expires_at: new Date(Date.now() + 7_200_000).toISOString() }]) {
+      const outliving = await call(temporary.key, "create_api_key", { scopes: ["platform"], ...input });
+      expect(outliving.response.status).toBe(403);
+      expect(outliving.json.error).toMatchObject({
+        code: "scope_denied",
+        message: `A key that expires can only create keys that expire no later than it (${expiry})`,
+      });
+    }
+    const within = await call(temporary.key, "create_api_key", { scopes: ["platform"], expires_at: expiry });
+    expect(within.response.status).toBe(200);
+
+    const limited = await createKey(["platform"], { rate_limit: { per_minute: 5, burst: 5 } });
+    for (const input of [{}, { rate_limit: { per_minute: 1_000_000, burst: 5 } }]) {
+      const more = await call(limited.key, "create_api_key", { scopes: ["platform"], ...input });
+      expect(more.response.status, JSON.stringify(input)).toBe(403);
+      expect(more.json.error.message).toBe(
+        "A key with a rate limit of its own can only create keys limited within it (5 a minute, bursts of 5)",
+      );
+    }
+    const inside = await call(limited.key, "create_api_key", {
+      scopes: ["platform"],
+      rate_limit: { per_minute: 5, burst: 2 },
+    });
+    expect(inside.response.status).toBe(200);
+  });
+
   it("refuses scopes that name no provider or operation of this gateway, each by its place in the list", async () => {
     const before = (await call(t.key, "list_api_keys")).json.data.api_keys.length;
     const typo = await call(t.key, "create_api_key", { scopes: ["catalog", "catalgo", "catalog:product_detial"] });

@@ -88,6 +88,7 @@ export class DelegationTokens {
       keyId: row.id,
       scopes: JSON.parse(row.scopes) as string[],
       rateLimit: null,
+      expiresAt: row.expires_at,
       callerId: `console-user:${row.user_id}`,
       ...(row.connection_id !== null && { connectionId: row.connection_id }),
     };

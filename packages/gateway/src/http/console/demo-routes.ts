@@ -30,6 +30,7 @@ export function demoRoutes(deps: DemoDeps) {
       kind: "api_key",
       accountId: demoAccountId,
       keyId: "demo",
+      expiresAt: null,
       scopes: allowed.map(({ provider, operation }) => `${provider.id}:${operation.id}`),
       rateLimit: deps.limit,
     };

@@ -23,6 +23,7 @@ export const userPrincipal = (session: ConsoleSession): Principal => ({
   kind: "delegation",
   accountId: session.accountId,
   keyId: session.userId,
+  expiresAt: null,
   scopes: ["*"],
   rateLimit: null,
 });

@@ -79,6 +79,22 @@ export const createApiKey = defineOperation({
       throw new GatewayError("scope_denied", "A key can only create keys whose scopes its own scopes cover");
     }
     const expiresAt = input.expires_at === undefined ? null : Date.parse(input.expires_at);
+    // Nor can it create a key that outlives it, or one with more requests than its own limit allows.
+    const creator = ctx.principal;
+    if (creator.expiresAt !== null && (expiresAt === null || expiresAt > creator.expiresAt)) {
+      throw new GatewayError(
+        "scope_denied",
+        `A key that expires can only create keys that expire no later than it (${new Date(creator.expiresAt).toISOString()})`,
+      );
+    }
+    const own = creator.rateLimit;
+    const asked = input.rate_limit;
+    if (own && (!asked || asked.per_minute > own.perMinute || asked.burst > own.burst)) {
+      throw new GatewayError(
+        "scope_denied",
+        `A key with a rate limit of its own can only create keys limited within it (${own.perMinute} a minute, bursts of ${own.burst})`,
+      );
+    }
     const { key, view } = await ctx.core.apiKeys.create({
       accountId: ctx.accountId,
       name: input.name,
