@@ -140,6 +140,27 @@ describe("sign-in and sessions", () => {
     expect((await new ConsoleClient(t.url).signIn("ada@example.com")).status).toBe(200);
   });
 
+  it("refuses a body nested deeper than any stack with the envelope, not a 500", async () => {
+    const client = new ConsoleClient(t.url);
+    await client.signIn("ada@example.com");
+    const depth = 200_000;
+    const response = await fetch(`${t.url}/console/api/operations/platform/list_api_keys`, {
+      method: "POST",
+      headers: {
+        origin: t.url,
+        "content-type": "application/json",
+        cookie: client.cookie ?? "",
+        "x-csrf-token": client.csrf ?? "",
+      },
+      body: `{"x":${"[".repeat(depth)}${"]".repeat(depth)}}`,
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).error).toMatchObject({
+      ...expectedError("invalid_request"),
+      details: [{ path: "/x", message: "is not an allowed property" }],
+    });
+  });
+
   it("counts attempts sent at once: a burst of 20 gets 5 answers and 15 refusals, the right password among them", async () => {
     await createUser(t, "burst@example.com");
     const attempts = Array.from({ length: 20 }, (_, i) =>
