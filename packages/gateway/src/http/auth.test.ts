@@ -139,13 +139,20 @@ describe("403 scope_denied", () => {
     expect(within.response.status).toBe(200);
 
     const limited = await createKey(["platform"], { rate_limit: { per_minute: 5, burst: 5 } });
-    for (const input of [{}, { rate_limit: { per_minute: 1_000_000, burst: 5 } }]) {
-      const more = await call(limited.key, "create_api_key", { scopes: ["platform"], ...input });
-      expect(more.response.status, JSON.stringify(input)).toBe(403);
+    for (const rate_limit of [
+      { per_minute: 1_000_000, burst: 5 },
+      { per_minute: 5, burst: 6 },
+    ]) {
+      const more = await call(limited.key, "create_api_key", { scopes: ["platform"], rate_limit });
+      expect(more.response.status, JSON.stringify(rate_limit)).toBe(403);
       expect(more.json.error.message).toBe(
         "A key with a rate limit of its own can only create keys limited within it (5 a minute, bursts of 5)",
       );
     }
+    // Without a limit asked, the new key has its creator's.
+    const inherited = await call(limited.key, "create_api_key", { scopes: ["platform"] });
+    expect(inherited.response.status).toBe(200);
+    expect(inherited.json.data.api_key.rate_limit).toEqual({ per_minute: 5, burst: 5 });
     const inside = await call(limited.key, "create_api_key", {
       scopes: ["platform"],
       rate_limit: { per_minute: 5, burst: 2 },

@@ -87,9 +87,10 @@ export const createApiKey = defineOperation({
         `A key that expires can only create keys that expire no later than it (${new Date(creator.expiresAt).toISOString()})`,
       );
     }
+    // A key with a limit of its own passes it on to a key created without one.
     const own = creator.rateLimit;
-    const asked = input.rate_limit;
-    if (own && (!asked || asked.per_minute > own.perMinute || asked.burst > own.burst)) {
+    const asked = input.rate_limit && { perMinute: input.rate_limit.per_minute, burst: input.rate_limit.burst };
+    if (own && asked && (asked.perMinute > own.perMinute || asked.burst > own.burst)) {
       throw new GatewayError(
         "scope_denied",
         `A key with a rate limit of its own can only create keys limited within it (${own.perMinute} a minute, bursts of ${own.burst})`,
@@ -100,7 +101,7 @@ export const createApiKey = defineOperation({
       name: input.name,
       scopes: input.scopes,
       expiresAt,
-      rateLimit: input.rate_limit && { perMinute: input.rate_limit.per_minute, burst: input.rate_limit.burst },
+      rateLimit: asked ?? own,
     });
     return { data: { key, api_key: view } };
   },
