@@ -1,10 +1,10 @@
 // The wire format of the uniform route over real HTTP: success envelope, request ids, and every way a request can be
 // malformed, each answered with the exact error envelope.
-import net from "node:net";
 import { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+import { rawExchange } from "../../test/raw-http.ts";
 
 let t: TestGateway;
 const logLines: string[] = [];
@@ -55,17 +55,7 @@ function expectError(
  * are refused). For what fetch cannot send: repeated headers, no Host, other transfer codings, CONNECT.
  */
 async function exchange(bytes: string): Promise<{ head: string[]; json: Record<string, any> }> {
-  const { port, hostname } = new URL(t.url);
-  const answer = await new Promise<string>((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
-    let text = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk) => {
-      text += chunk;
-    });
-    socket.on("close", () => resolve(text));
-    socket.on("error", reject);
-  });
+  const answer = await rawExchange(t.url, bytes);
   const [head = "", body = ""] = answer.split("\r\n\r\n");
   return { head: head.split("\r\n"), json: body === "" ? {} : JSON.parse(body) };
 }

@@ -2,8 +2,9 @@
 // GATEWAY_PUBLIC_URL names localhost, authorizes with a key and runs an operation with try-it-out; the call goes to
 // the origin the page was loaded from and answers 200. Skipped, with a message, only where /usr/bin/chromium is absent.
 import fs from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../console/browser.ts";
 import { startTestGateway, type TestGateway } from "../harness.ts";
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -16,11 +17,7 @@ describe.skipIf(!hasChromium)("/docs in headless Chromium", () => {
 
   beforeAll(async () => {
     t = await startTestGateway();
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
