@@ -77,21 +77,20 @@ export interface GatewayConfig {
  * case, a misspelt suffix) is refused by name rather than ignored, since the gateway would otherwise quietly start
  * that provider's sandbox or default client instead.
  */
+const upstreamSetting = /^GATEWAY_UPSTREAM_([A-Z0-9_]+)_URL$/;
+const hookSecretSetting = /^GATEWAY_HOOK_SECRET_([A-Z0-9_]+)$/;
+const oauthSetting = /^GATEWAY_OAUTH_([A-Z0-9_]+?)_(CLIENT_ID|CLIENT_SECRET|ISSUER)$/;
 const providerSettingForms = [
   {
     prefix: "GATEWAY_UPSTREAM_",
-    form: /^GATEWAY_UPSTREAM_[A-Z0-9_]+_URL$/,
+    form: upstreamSetting,
     written: "GATEWAY_UPSTREAM_<PROVIDER>_URL",
     others: ["GATEWAY_UPSTREAM_TIMEOUT_MS"],
   },
-  {
-    prefix: "GATEWAY_HOOK_SECRET_",
-    form: /^GATEWAY_HOOK_SECRET_[A-Z0-9_]+$/,
-    written: "GATEWAY_HOOK_SECRET_<PROVIDER>",
-  },
+  { prefix: "GATEWAY_HOOK_SECRET_", form: hookSecretSetting, written: "GATEWAY_HOOK_SECRET_<PROVIDER>" },
   {
     prefix: "GATEWAY_OAUTH_",
-    form: /^GATEWAY_OAUTH_[A-Z0-9_]+?_(CLIENT_ID|CLIENT_SECRET|ISSUER)$/,
+    form: oauthSetting,
     written: "GATEWAY_OAUTH_<PROVIDER>_CLIENT_ID, _CLIENT_SECRET or _ISSUER",
   },
 ];
@@ -110,18 +109,18 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
   const port = env.PORT ? parsePort("PORT", env.PORT) : 8080;
   const upstreamUrls: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    const match = /^GATEWAY_UPSTREAM_([A-Z0-9_]+)_URL$/.exec(name);
+    const match = upstreamSetting.exec(name);
     if (match?.[1] && value) upstreamUrls[match[1].toLowerCase()] = httpUrl(name, value);
   }
   const hookSecrets: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    const match = /^GATEWAY_HOOK_SECRET_([A-Z0-9_]+)$/.exec(name);
+    const match = hookSecretSetting.exec(name);
     if (match?.[1] && value) hookSecrets[match[1].toLowerCase()] = value;
   }
   const oauthClients: GatewayConfig["oauthClients"] = {};
   const oauthFields = { CLIENT_ID: "clientId", CLIENT_SECRET: "clientSecret", ISSUER: "issuer" } as const;
   for (const [name, value] of Object.entries(env)) {
-    const match = /^GATEWAY_OAUTH_([A-Z0-9_]+?)_(CLIENT_ID|CLIENT_SECRET|ISSUER)$/.exec(name);
+    const match = oauthSetting.exec(name);
     if (!match?.[1] || !match[2] || !value) continue;
     const id = match[1].toLowerCase();
     oauthClients[id] = { ...oauthClients[id], [oauthFields[match[2] as keyof typeof oauthFields]]: value };

@@ -1,6 +1,5 @@
 // The composition root: opens the store, builds the core services, reaches every provider's upstream (starting an
 // in-process sandbox where none is configured), and assembles the HTTP app. `gateway serve` and the tests use it.
-import fs from "node:fs";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type { GatewayConfig } from "./config.ts";
 import { Accounts } from "./core/accounts.ts";
@@ -84,9 +83,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
   if (options.storeSchema) storeOptions.schema = options.storeSchema;
   // On SQLite, one process runs the webhook worker (store/serving-lock.ts).
-  const exclusive = !config.databaseUrl && config.webhookWorker;
-  if (exclusive) fs.mkdirSync(config.dataDir, { recursive: true });
-  const lock = exclusive ? lockServing(config.dataDir) : undefined;
+  const lock = !config.databaseUrl && config.webhookWorker ? lockServing(config.dataDir) : undefined;
   let store: Store;
   try {
     store = openStore(storeOptions);

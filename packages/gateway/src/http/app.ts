@@ -45,7 +45,6 @@ export interface AppDeps {
   observers?: RequestObserver[];
 }
 
-/** Sees each request once it has been answered; runs synchronously, so it must be cheap (a throw is logged). */
 /** How a request ended, as every observer (log line, metrics, usage) sees it. */
 export interface RequestOutcome {
   /** The answer's status; 499 when the client closed the connection before the answer (nginx's convention). */
@@ -53,6 +52,7 @@ export interface RequestOutcome {
   latencyMs: number;
 }
 
+/** Sees each request once it has ended; runs synchronously, so it must be cheap (a throw is logged). */
 export type RequestObserver = (request: FastifyRequest, outcome: RequestOutcome) => void;
 
 /** The status logged and counted for a request whose client closed the connection before it was answered. */

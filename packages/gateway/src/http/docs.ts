@@ -10,19 +10,16 @@ import type { FastifyInstance } from "fastify";
 export async function docsRoutes(app: FastifyInstance, options: { document: object }) {
   const body = JSON.stringify(options.document);
   app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(body));
-  await app.register(fastifySwagger, {
-    mode: "static",
-    specification: { document: options.document as never },
-  });
+  // Resolved against the page's copy's own address, /docs/json: the gateway's root, under any path prefix too.
+  const pageDocument = {
+    ...options.document,
+    servers: [{ url: "..", description: "This gateway, as this page reached it" }],
+  };
+  await app.register(fastifySwagger, { mode: "static", specification: { document: pageDocument as never } });
   await app.register(fastifySwaggerUi, {
     routePrefix: "/docs",
     uiConfig: { docExpansion: "list", deepLinking: true, tryItOutEnabled: true, persistAuthorization: false },
     staticCSP: true,
-    // Resolved against the document's own address, /docs/json: the gateway's root, under any path prefix too.
-    transformSpecification: (document: Record<string, unknown>) => ({
-      ...document,
-      servers: [{ url: "..", description: "This gateway, as this page reached it" }],
-    }),
     // The package's policy asks browsers to fetch the page's scripts over https: a gateway reached over plain http
     // at any name but a loopback one (a container's http://host:8080/docs) showed a blank page.
     transformStaticCSP: (policy: string) => policy.replace(/\s*upgrade-insecure-requests;?/, ""),

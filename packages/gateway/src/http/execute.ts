@@ -37,10 +37,10 @@ export async function executeOperation(
   // A list's cursor is sealed to its account and operation (core/crypto/cursor-seal.ts): the adapter gets the inside.
   // One that does not open is a broken rule of the input, said with the other problems of the request.
   const cursorScope = `${principal.accountId}\n${provider.id}:${operation.id}`;
-  const rules: BrokenRule[] = [];
+  let cursorRule: BrokenRule | undefined;
   if (typeof input.cursor === "string") {
     const cursor = deps.core.cursors.open(cursorScope, input.cursor);
-    if (cursor === undefined) rules.push(foreignCursor);
+    if (cursor === undefined) cursorRule = foreignCursor;
     else input = { ...input, cursor };
   }
 
@@ -57,7 +57,8 @@ export async function executeOperation(
   const schemaProblems = compiled.validateInput(input) ? [] : fieldProblems(compiled.validateInput.errors);
   // A rule about a field that already fails its schema judges a value that is wrong anyway (an impossible date is not
   // "later than now" either): only the schema's problem is said.
-  const checked = [...rules, ...(operation.check?.(input, ctx) ?? [])];
+  const ruled = operation.check?.(input, ctx) ?? [];
+  const checked = cursorRule ? [cursorRule, ...ruled] : ruled;
   const failing = schemaProblems.length === 0 ? undefined : new Set(schemaProblems.map((problem) => problem.path));
   const broken = failing ? checked.filter((rule) => !rule.problems.some((p) => failing.has(p.path))) : checked;
   if (schemaProblems.length > 0 || broken.length > 0) {

@@ -5,6 +5,7 @@
 // directory held for the life of the process: the operating system drops it when the process ends, however it ends,
 // so a crash leaves nothing to clean up. The CLI's store commands (`keys create`, `migrate`) and a gateway started
 // with GATEWAY_NO_WEBHOOK_WORKER=1 do not take it.
+import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 
@@ -13,6 +14,7 @@ export interface ServingLock {
 }
 
 export function lockServing(dataDir: string): ServingLock {
+  fs.mkdirSync(dataDir, { recursive: true });
   // No busy timeout: a lock held by another process is an answer, not something to wait for.
   const db = new SQLite(path.join(dataDir, "serve.lock"), { timeout: 0 });
   try {

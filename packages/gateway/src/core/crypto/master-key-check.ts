@@ -18,27 +18,23 @@ export const masterKeyCheckValue = (key: Uint8Array) =>
 /** Records the key's check value on a store that has none; throws when the store's differs from this key's. */
 export async function checkMasterKey(db: Kysely<Database>, clock: Clock, key: Uint8Array): Promise<void> {
   const value = masterKeyCheckValue(key);
-  const recorded = await db
-    .selectFrom("store_settings")
-    .select("value")
-    .where("name", "=", settingName)
-    .executeTakeFirst();
-  if (!recorded) {
+  let recorded = await recordedValue(db);
+  if (recorded === undefined) {
     const sealed = await aSealedSecret(db);
     if (sealed !== undefined && !opens(key, sealed)) throw wrongKey();
+    // Insert-or-nothing, then read: of nodes starting together, the first one's value counts.
+    await db
+      .insertInto("store_settings")
+      .values({ name: settingName, value, created_at: clock.now() })
+      .onConflict((oc) => oc.column("name").doNothing())
+      .execute();
+    recorded = await recordedValue(db);
   }
-  await db
-    .insertInto("store_settings")
-    .values({ name: settingName, value, created_at: clock.now() })
-    .onConflict((oc) => oc.column("name").doNothing())
-    .execute();
-  const stored = await db
-    .selectFrom("store_settings")
-    .select("value")
-    .where("name", "=", settingName)
-    .executeTakeFirstOrThrow();
-  if (stored.value !== value) throw wrongKey();
+  if (recorded !== value) throw wrongKey();
 }
+
+const recordedValue = async (db: Kysely<Database>) =>
+  (await db.selectFrom("store_settings").select("value").where("name", "=", settingName).executeTakeFirst())?.value;
 
 const wrongKey = () =>
   new Error(

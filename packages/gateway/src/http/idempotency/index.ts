@@ -2,7 +2,7 @@
 // aliases: a preHandler (after authentication and body parsing) claims the key or replays the stored response, and
 // onSend stores the serialized response of the request that held the claim, byte for byte.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { callerOf } from "../../core/api-keys.ts";
+import { callerOf, type Principal } from "../../core/api-keys.ts";
 import { GatewayError } from "../../core/errors.ts";
 import { idempotencyKeyHash, parseIdempotencyKey, requestFingerprint } from "../../core/idempotency/key.ts";
 import type { HeldClaim, IdempotencyRecords, StoredResponse } from "../../core/idempotency/records.ts";
@@ -40,7 +40,7 @@ export function idempotency(deps: IdempotencyDeps) {
       const header = request.headers["idempotency-key"];
       const principal = request.principal;
       if (request.method !== "POST" || header === undefined || !principal) return done();
-      claimOrReplay(deps, request, reply, header, principal.accountId).then(
+      claimOrReplay(deps, request, reply, header, principal).then(
         (replayed) => replayed || done(),
         (error: unknown) => done(error as Error),
       );
@@ -73,8 +73,9 @@ async function claimOrReplay(
   request: FastifyRequest,
   reply: FastifyReply,
   header: string | string[],
-  accountId: string,
+  principal: Principal,
 ): Promise<boolean> {
+  const { accountId } = principal;
   // Node joins repeated headers of this name with ", ": read them apart, so that a repeat is refused, not merged.
   const key = parseIdempotencyKey(request.raw.headersDistinct["idempotency-key"] ?? header);
   const ref = { accountId, keyHash: idempotencyKeyHash(key) };
@@ -83,11 +84,11 @@ async function claimOrReplay(
   const fingerprint = requestFingerprint({
     // A replay answers only the caller that made the request: another key of the account (with other scopes, a key it
     // created in the answer) gets 409, as for another request.
-    caller: request.principal ? callerOf(request.principal) : "",
+    caller: callerOf(principal),
     method: request.method,
     path: request.url,
     // The connection the request runs against: the header's, else the one a delegation token holds server-side.
-    connectionId: named || request.principal?.connectionId,
+    connectionId: named || principal.connectionId,
     rawBody: request.rawBody,
   });
 

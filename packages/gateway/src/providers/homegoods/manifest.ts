@@ -152,11 +152,10 @@ const todayDeals = defineOperation({
   // The store's deal calendar: a date outside it is the caller's mistake, named like any other failing field.
   check({ date }) {
     if (typeof date !== "string" || (date >= firstDealDate && date <= lastDealDate)) return [];
-    const range = `between ${firstDealDate} and ${lastDealDate}`;
     return [
       {
         message: `date ${date} is outside the store's deal calendar`,
-        problems: [{ path: "/date", message: `must be ${range}` }],
+        problems: [{ path: "/date", message: `must be between ${firstDealDate} and ${lastDealDate}` }],
       },
     ];
   },
