@@ -18,6 +18,8 @@ export function lockServing(dataDir: string): ServingLock {
   // No busy timeout: a lock held by another process is an answer, not something to wait for.
   const db = new SQLite(path.join(dataDir, "serve.lock"), { timeout: 0 });
   try {
+    // Nothing is ever written: no journal file beside it either.
+    db.pragma("journal_mode = MEMORY");
     db.pragma("locking_mode = EXCLUSIVE");
     db.exec("BEGIN EXCLUSIVE");
   } catch (error) {
