@@ -471,6 +471,39 @@ describe("a request whose client closes the connection before the answer", () =>
   });
 });
 
+it("counts a request refused before its route's hooks (401, unreadable body) under the operation it named", async () => {
+  const counted = async (status: number) => {
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    const line = new RegExp(
+      `gateway_requests_total\\{provider="opendata",operation="list_holidays",status="${status}"\\} (\\d+)`,
+    );
+    return Number(metrics.match(line)?.[1] ?? 0);
+  };
+  const before = [await counted(401), await counted(400)];
+  const path = "/v1/opendata/list_holidays";
+  expectError(await post(path, { headers: { authorization: "Bearer nope" } }), 401, "unauthorized", /API key/);
+  expectError(
+    await post(path, { body: "{", headers: { "content-type": "application/json" } }),
+    400,
+    "invalid_request",
+    /JSON/,
+  );
+  expectError(
+    await post(path, { body: "x", headers: { "content-type": "text/plain" } }),
+    400,
+    "invalid_request",
+    /Content-Type/,
+  );
+  expect([await counted(401), await counted(400)]).toEqual([before[0]! + 1, before[1]! + 2]);
+  // An operation the registry does not have is counted under the route, never under the name it was sent.
+  expect((await post("/v1/opendata/no_such_operation")).response.status).toBe(404);
+  const metrics = await (await fetch(`${t.url}/metrics`)).text();
+  expect(metrics).not.toContain("no_such_operation");
+  expect(metrics).toMatch(
+    /gateway_requests_total\{provider="-",operation="\/v1\/:provider\/:operation",status="404"\} [1-9]/,
+  );
+});
+
 describe("requests Node's HTTP parser refuses", () => {
   it("answers a request pipelined before unparsable bytes with its own answer, then closes the connection", async () => {
     const body = JSON.stringify({ name: "pipelined", scopes: ["opendata"] });

@@ -16,10 +16,16 @@ export interface V1Options extends ExecuteDeps {
   extensions?: ((app: FastifyInstance) => void | Promise<void>)[];
 }
 
+const operationRoute = "/v1/:provider/:operation";
+
 export async function v1Routes(app: FastifyInstance, options: V1Options): Promise<void> {
   app.decorateRequest("principal", undefined);
-  // A callback hook: a cached key is authenticated without a promise.
+  app.decorateRequest("operation", undefined);
+  // A callback hook: a cached key is authenticated without a promise. The uniform route's operation is named first,
+  // so that a request refused before its route's own hooks (401, 429, an unreadable body) is logged and counted
+  // under its operation, as every other answer of it is.
   app.addHook("onRequest", (request, _reply, done) => {
+    nameOperation(request, options.registry);
     let principal: Principal | Promise<Principal>;
     try {
       principal = options.authenticate(request);
@@ -42,11 +48,11 @@ export async function v1Routes(app: FastifyInstance, options: V1Options): Promis
     reply.type("application/json; charset=utf-8").send(catalogueBody),
   );
 
-  app.post<{ Params: { provider: string; operation: string } }>("/v1/:provider/:operation", {
+  app.post<{ Params: { provider: string; operation: string } }>(operationRoute, {
     preValidation(request, _reply, done) {
-      const { provider, operation } = request.params;
-      const compiled = options.registry.operation(provider, operation);
+      const compiled = request.operation;
       if (!compiled) {
+        const { provider, operation } = request.params;
         const message = options.registry.provider(provider)
           ? `The ${provider} provider has no operation "${operation}"; GET /v1/operations lists them`
           : `There is no provider "${provider}"; GET /v1/operations lists them`;
@@ -59,4 +65,14 @@ export async function v1Routes(app: FastifyInstance, options: V1Options): Promis
   });
 
   registerAliasRoutes(app, options);
+}
+
+/** The operation a request to the uniform route names, if the registry has it; aliases name theirs when admitted. */
+function nameOperation(request: FastifyRequest, registry: Registry): void {
+  const { provider, operation } = request.params as { provider?: string; operation?: string };
+  if (provider === undefined || operation === undefined || request.routeOptions.url !== operationRoute) return;
+  const compiled = registry.operation(provider, operation);
+  if (!compiled) return;
+  request.operation = compiled;
+  request.operationLabel = { provider: compiled.provider.id, operation: compiled.operation.id };
 }
