@@ -180,3 +180,22 @@ describe("price watches", () => {
     });
   });
 });
+
+describe("checks at once", () => {
+  it("record a target newly met once, whichever of them commits first", async () => {
+    const racer = (await connect(s.t, "user_race")).connection.id;
+    const watched = await shopping(s.t, "watch_price", racer, { product_id: "prod_0008", target_price: 100_000_000 });
+    expect(watched.status).toBe(200);
+    const answers = await Promise.all([1, 2, 3, 4].map(() => shopping(s.t, "check_price_drops", racer, {})));
+    const bodies = (await Promise.all(answers.map((a) => a.json()))) as any[];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const hit = (b: any) => b.data.drops.find((d: any) => d.product_id === "prod_0008").target_hit;
+    expect(bodies.map(hit)).toEqual([true, true, true, true]);
+    // The demo shopper's other watches may meet their targets too: each product's event is recorded once.
+    const products = (await eventsOf(s.t, "price_watch.triggered"))
+      .filter((e) => e.data.object.connection_id === racer)
+      .map((e) => e.data.object.product_id);
+    expect(products.filter((p) => p === "prod_0008")).toHaveLength(1);
+    expect(new Set(products).size).toBe(products.length);
+  });
+});

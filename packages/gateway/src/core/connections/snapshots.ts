@@ -1,7 +1,7 @@
 // What a provider remembers per connection between calls (the shopping provider's last seen prices, for instance):
 // small JSON values under (connection, kind, key), written in the caller's transaction so that a snapshot and the
 // event it causes commit together. Deleting a connection deletes its snapshots.
-import type { Kysely } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 
@@ -12,14 +12,29 @@ export class ConnectionSnapshots {
   ) {}
 
   /** Every value of that kind for the connection, by key. */
-  async all<T>(connectionId: string, kind: string): Promise<Map<string, T>> {
-    const rows = await this.db
+  async all<T>(connectionId: string, kind: string, db: Kysely<Database> = this.db): Promise<Map<string, T>> {
+    const rows = await db
       .selectFrom("connection_snapshots")
       .select(["key", "value"])
       .where("connection_id", "=", connectionId)
       .where("kind", "=", kind)
       .execute();
     return new Map(rows.map((r) => [r.key, JSON.parse(r.value) as T]));
+  }
+
+  /**
+   * As all(), read in `trx` after taking the connection's row lock: transactions that read a connection's snapshots
+   * this way run one after another, each deciding from what the one before it committed (two checks at once record
+   * an event once). The UPDATE that changes nothing locks the row on PostgreSQL until commit, as SELECT … FOR UPDATE
+   * would, in a statement SQLite accepts too; there every write transaction holds the database's lock anyway.
+   */
+  async allLocked<T>(trx: Transaction<Database>, connectionId: string, kind: string): Promise<Map<string, T>> {
+    await trx
+      .updateTable("connections")
+      .set((eb) => ({ id: eb.ref("id") }))
+      .where("id", "=", connectionId)
+      .execute();
+    return this.all<T>(connectionId, kind, trx);
   }
 
   async put(trx: Kysely<Database>, connectionId: string, kind: string, key: string, value: unknown): Promise<void> {

@@ -4,7 +4,7 @@ import { Type } from "@sinclair/typebox";
 import { defineOperation } from "../types.ts";
 import { shop } from "./adapter.ts";
 import { action, EmptyInput, PriceDrop, yen } from "./schemas.ts";
-import { loadSnapshots, type PriceSnapshot, snapshotKind, toWatch } from "./watches.ts";
+import { type PriceSnapshot, snapshotKind, toWatch } from "./watches.ts";
 
 /** Percent the price fell from `before` to `after`, one decimal; null when either is unknown. */
 export function dropPercent(before: number | null, after: number | null): number | null {
@@ -46,37 +46,37 @@ export const checkPriceDrops = defineOperation({
     const connection = ctx.connection;
     const snapshots = ctx.core.connections?.snapshots;
     if (!connection || !snapshots) throw new Error("check_price_drops runs with a connection");
-    const [{ entries }, stored] = await Promise.all([shop.watchlist(ctx), loadSnapshots(ctx)]);
+    const { entries } = await shop.watchlist(ctx);
     const now = ctx.clock.now();
-    const updates: [string, PriceSnapshot][] = [];
-    const triggered: Record<string, unknown>[] = [];
-    const drops = entries.map((entry) => {
-      const before = stored.get(entry.sku);
-      const oldAmount = before?.amount ?? null;
-      const newAmount = entry.current_price_jpy ?? null;
-      const target = entry.target_price_jpy;
-      const targetHit = target !== null && newAmount !== null && newAmount <= target;
-      const next: PriceSnapshot = {
-        amount: newAmount ?? oldAmount,
-        title: entry.item_name ?? before?.title ?? null,
-        checked_at: now,
-        notified: targetHit,
-      };
-      updates.push([entry.sku, next]);
-      if (targetHit && !before?.notified) triggered.push(toWatch(ctx, entry, next));
-      return {
-        product_id: entry.sku,
-        title: entry.item_name ?? before?.title ?? null,
-        old_price: yen(oldAmount),
-        new_price: yen(newAmount),
-        drop_percent: dropPercent(oldAmount, newAmount),
-        target_hit: targetHit,
-      };
-    });
     const watched = new Set(entries.map((e) => e.sku));
-    await ctx.core.store.db.transaction().execute(async (trx) => {
-      for (const [productId, snapshot] of updates) {
-        await snapshots.put(trx, connection.id, snapshotKind, productId, snapshot);
+    // The snapshots are read under the connection's lock: of two checks at once, the second compares with what the
+    // first stored, so a target newly met records its event once.
+    const drops = await ctx.core.store.db.transaction().execute(async (trx) => {
+      const stored = await snapshots.allLocked<PriceSnapshot>(trx, connection.id, snapshotKind);
+      const triggered: Record<string, unknown>[] = [];
+      const drops = [];
+      for (const entry of entries) {
+        const before = stored.get(entry.sku);
+        const oldAmount = before?.amount ?? null;
+        const newAmount = entry.current_price_jpy ?? null;
+        const target = entry.target_price_jpy;
+        const targetHit = target !== null && newAmount !== null && newAmount <= target;
+        const next: PriceSnapshot = {
+          amount: newAmount ?? oldAmount,
+          title: entry.item_name ?? before?.title ?? null,
+          checked_at: now,
+          notified: targetHit,
+        };
+        await snapshots.put(trx, connection.id, snapshotKind, entry.sku, next);
+        if (targetHit && !before?.notified) triggered.push(toWatch(ctx, entry, next));
+        drops.push({
+          product_id: entry.sku,
+          title: next.title,
+          old_price: yen(oldAmount),
+          new_price: yen(newAmount),
+          drop_percent: dropPercent(oldAmount, newAmount),
+          target_hit: targetHit,
+        });
       }
       // Watches removed at the shop itself leave no snapshot behind.
       for (const productId of stored.keys()) {
@@ -85,6 +85,7 @@ export const checkPriceDrops = defineOperation({
       for (const object of triggered) {
         await ctx.core.events.record(trx, { accountId: ctx.accountId, type: "price_watch.triggered", object });
       }
+      return drops;
     });
     return { data: { action: "check_price_drops" as const, drops } };
   },
