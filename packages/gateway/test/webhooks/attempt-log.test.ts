@@ -3,7 +3,7 @@
 import { afterEach, expect, it } from "vitest";
 import { AttemptLog } from "../../src/core/webhooks/attempt-log.ts";
 import { claimDueDeliveries } from "../../src/core/webhooks/claim.ts";
-import { closeAll, deliveriesOf, sendTestEvent, setupWebhooks } from "./setup.ts";
+import { attemptsRecorded, closeAll, deliveriesOf, sendTestEvent, setupWebhooks } from "./setup.ts";
 
 afterEach(closeAll);
 
@@ -41,4 +41,21 @@ it("keeps the outcomes of a batch when one of them cannot be written", async () 
   const [delivery] = await deliveriesOf(s.gateway, kept.event_id);
   expect(delivery).toMatchObject({ status: "succeeded", attempt_count: 1 });
   expect(delivery?.attempts).toEqual([expect.objectContaining({ attempt: 1, status_code: 200, response_body: "ok" })]);
+});
+
+it("records an answer holding NUL bytes (refused by PostgreSQL's text), so the delivery ends after one attempt", async () => {
+  const s = await setupWebhooks({
+    answer: () => ({ status: 200, body: "ok\u0000done" }),
+    env: { GATEWAY_WEBHOOK_LEASE_MS: "1500" },
+  });
+  const event = await sendTestEvent(s.gateway);
+  const delivery = await attemptsRecorded(s.gateway, event.id, 1);
+  expect(delivery).toMatchObject({ status: "succeeded", attempt_count: 1 });
+  expect(delivery.attempts).toEqual([
+    expect.objectContaining({ attempt: 1, status_code: 200, error: null, response_body: "ok\uFFFDdone" }),
+  ]);
+  // Past the lease: a delivery whose outcome had not been written would be claimed and sent again.
+  s.clock.advance(5_000);
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  expect(s.receiver.received.filter((r) => r.headers["gateway-event-id"] === event.id)).toHaveLength(1);
 });

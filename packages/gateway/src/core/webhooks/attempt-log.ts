@@ -18,6 +18,24 @@ export interface Completion {
 
 const maxBatch = 200;
 
+/**
+ * The receiver's text as the store can hold it: PostgreSQL refuses U+0000 in a text column, and a receiver may
+ * answer any bytes. Each NUL becomes U+FFFD, as bytes that are not UTF-8 already do when the body is decoded.
+ */
+export function storableText(text: string | null): string | null {
+  return text?.includes("\u0000") ? text.replaceAll("\u0000", "\uFFFD") : text;
+}
+
+/**
+ * An outcome whose row could not be written as it was (a value the store refused): its state change is written
+ * without the receiver's text, rather than the delivery left leased, and sent again when the lease runs out, for ever.
+ */
+function withoutDetails(completion: Completion): Completion {
+  const { outcome } = completion;
+  const error = outcome.ok ? null : "the attempt failed; what the receiver answered could not be stored";
+  return { ...completion, outcome: { ...outcome, error, responseBody: null } };
+}
+
 /** A query compiled once, with numbered slots for the values of each run (Kysely builds and compiles on every call). */
 interface Compiled {
   sql: string;
@@ -88,17 +106,15 @@ export class AttemptLog {
         await this.write(batch.map((entry) => entry.completion));
         for (const entry of batch) entry.done();
       } catch (error) {
-        if (batch.length === 1) {
-          batch[0]?.done(error);
-          continue;
-        }
         // One row that cannot be written (its attempt recorded already) fails the whole transaction: each outcome is
         // then written on its own, so that the others are kept.
         for (const entry of batch) {
-          await this.write([entry.completion]).then(
-            () => entry.done(),
-            (alone: unknown) => entry.done(alone),
-          );
+          await (batch.length === 1 ? Promise.reject(error) : this.write([entry.completion]))
+            .catch(() => this.write([withoutDetails(entry.completion)]))
+            .then(
+              () => entry.done(),
+              (alone: unknown) => entry.done(alone),
+            );
         }
       }
     }
@@ -114,8 +130,8 @@ export class AttemptLog {
       attempted_at: attemptedAt,
       status_code: outcome.statusCode,
       latency_ms: outcome.latencyMs,
-      error: outcome.error,
-      response_body: outcome.responseBody,
+      error: storableText(outcome.error),
+      response_body: storableText(outcome.responseBody),
     }));
     // Successes (the common case) are one UPDATE per attempt number and status code; retries and failures carry
     // their own next time, one UPDATE each.
@@ -155,7 +171,7 @@ export class AttemptLog {
             lease_until: null,
             completed_at: next === undefined ? now : null,
             last_status_code: outcome.statusCode,
-            last_error: outcome.error,
+            last_error: storableText(outcome.error),
           })
           .where("id", "=", delivery.id)
           .where("attempt_count", "=", delivery.attempt_count)
