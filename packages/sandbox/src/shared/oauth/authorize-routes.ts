@@ -8,7 +8,6 @@ import { consentPage, errorPage, loginPage } from "./pages.ts";
 import { REQUEST_TTL_MS, SESSION_TTL_MS } from "./state.ts";
 import type { AuthorizationRequest } from "./types.ts";
 
-const SESSION_COOKIE = "sandbox_session";
 const challengePattern = /^[A-Za-z0-9_-]{43}$/;
 
 function redirectBack(
@@ -27,7 +26,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, ctx: OAuthContext)
   const page = (reply: FastifyReply, status: number, title: string, message: string) =>
     sendPage(reply, status, errorPage(ctx.siteName, title, message));
   const clientName = (id: string) => ctx.clients.get(id)?.name ?? id;
-  const userOf = (request: FastifyRequest) => ctx.state.sessionUser(readCookie(request, SESSION_COOKIE));
+  const userOf = (request: FastifyRequest) => ctx.state.sessionUser(readCookie(request, ctx.sessionCookie));
 
   const showConsent = (reply: FastifyReply, pending: AuthorizationRequest, userId: string) => {
     const user = ctx.users.find((u) => u.id === userId);
@@ -103,7 +102,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, ctx: OAuthContext)
       const html = loginPage(ctx.siteName, pending.id, clientName(pending.clientId), "Wrong username or password.");
       return sendPage(reply, 401, html);
     }
-    setCookie(reply, SESSION_COOKIE, ctx.state.startSession(user.id), SESSION_TTL_MS / 1000);
+    setCookie(reply, ctx.sessionCookie, ctx.state.startSession(user.id), SESSION_TTL_MS / 1000);
     return reply.redirect(`/oauth/consent?request_id=${encodeURIComponent(pending.id)}`, 303);
   });
 

@@ -15,6 +15,11 @@ export const DEFAULT_USERS: SandboxUser[] = [
 
 export interface OAuthContext {
   siteName: string;
+  /**
+   * The sign-in cookie's name, one per sandbox: browsers keep cookies per host whatever the port, and the sandboxes
+   * share a host (127.0.0.1), so a sign-in at one must not replace the sign-in at another.
+   */
+  sessionCookie: string;
   scopes: Record<string, string>;
   now: () => number;
   accessTokenTtlSeconds: number;
@@ -47,6 +52,7 @@ export function createOAuthContext(options: OAuthServerOptions): OAuthContext {
   const now = options.now ?? Date.now;
   return {
     siteName: options.siteName,
+    sessionCookie: `sandbox_session_${options.tokenPrefix}`,
     scopes: options.scopes,
     now,
     accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? envSeconds("SANDBOX_ACCESS_TOKEN_TTL_S", 900),
