@@ -9,6 +9,13 @@ export default defineConfig({
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
   build: { outDir: "dist", emptyOutDir: true, sourcemap: false, target: "es2022" },
   server: {
-    proxy: Object.fromEntries(["/console/api", "/demo/api", "/docs", "/openapi.json", "/v1"].map((p) => [p, gateway])),
+    // The Host header is passed on as the browser sent it (Vite's shorthand would rewrite it to the gateway's): the
+    // console API refuses a state change whose Origin is neither the public URL's nor that of the Host it was sent to.
+    proxy: Object.fromEntries(
+      ["/console/api", "/demo/api", "/docs", "/openapi.json", "/v1"].map((p) => [
+        p,
+        { target: gateway, changeOrigin: false },
+      ]),
+    ),
   },
 });
