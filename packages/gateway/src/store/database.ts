@@ -127,6 +127,9 @@ function openPostgres(url: string, options: StoreOptions): Store {
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: timeoutMs,
     query_timeout: timeoutMs,
+    // The server gives up on the statement too: one the client stopped waiting for (its request answered 500) must not
+    // run to its commit later, when the lock it waited on is released.
+    statement_timeout: timeoutMs,
     keepAlive: true,
     ...(options.schema && { options: `-c search_path=${options.schema}` }),
   });

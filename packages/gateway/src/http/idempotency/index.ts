@@ -34,6 +34,12 @@ const notExecutedStatuses = new Set([400, 401, 403, 429]);
 export function idempotency(deps: IdempotencyDeps) {
   return function registerIdempotency(app: FastifyInstance): void {
     app.decorateRequest("idempotencyClaim", undefined);
+    // Answers the store did not take when they were sent, stored again until it does (storeLater); shutting down
+    // waits for them, within the shutdown's own deadline.
+    const storing = new Set<Promise<void>>();
+    app.addHook("onClose", async () => {
+      await Promise.all(storing);
+    });
 
     // A callback hook: requests without the header (most) pass without a promise made for them.
     app.addHook("preHandler", (request, reply, done) => {
@@ -52,13 +58,16 @@ export function idempotency(deps: IdempotencyDeps) {
       if (!claim) return done(null, payload);
       const body = bytesOf(payload);
       // A string answer goes out as the bytes stored: encoded once, not once for the store and once for the socket.
-      settle(deps, request, claim, reply, body).then(() => done(null, typeof payload === "string" ? body : payload));
+      settle(deps, request, claim, reply, body, storing).then(() =>
+        done(null, typeof payload === "string" ? body : payload),
+      );
     });
 
     // Safety net: a request that ended without onSend (the connection broke first) gives its claim back.
     app.addHook("onResponse", (request, _reply, done) => {
       const claim = takeClaim(request);
       if (!claim) return done();
+      clearInterval(claim.renewal);
       deps.records.release(claim.ref, claim.token).then(
         () => done(),
         () => done(),
@@ -135,7 +144,6 @@ function takeClaim(request: FastifyRequest): ActiveClaim | undefined {
   const claim = request.idempotencyClaim;
   if (!claim) return undefined;
   request.idempotencyClaim = undefined;
-  clearInterval(claim.renewal);
   return claim;
 }
 
@@ -152,22 +160,72 @@ async function settle(
   claim: ActiveClaim,
   reply: FastifyReply,
   body: Buffer | undefined,
+  storing: Set<Promise<void>>,
 ): Promise<void> {
+  if (notExecutedStatuses.has(reply.statusCode) || request.notExecuted || body === undefined) {
+    clearInterval(claim.renewal);
+    // Nothing ran: the key is free again at once, or when the lease lapses if the store does not answer now.
+    await deps.records.release(claim.ref, claim.token).catch((error: unknown) => {
+      request.log.warn({ err: error, request_id: request.id }, "could not release an idempotency claim");
+    });
+    return;
+  }
+  const contentType = reply.getHeader("content-type");
+  const response: StoredResponse = {
+    status: reply.statusCode,
+    contentType: contentType === undefined ? undefined : String(contentType),
+    sealedBody: sealResponse(body, claim.key, claim.ref.accountId),
+  };
+  const failure = await store(deps, request, claim, response);
+  if (failure === undefined) return clearInterval(claim.renewal);
+  // The operation has run, and its answer goes out now. The claim stays held (and renewed) while the answer is
+  // stored again, so that a retry waits for it, or gets 409 in progress, rather than running the operation again.
+  request.log.error(
+    { err: failure, request_id: request.id },
+    "could not store the idempotent response; storing it again while its claim is held",
+  );
+  const later: Promise<void> = storeLater(deps, request, claim, response).finally(() => {
+    clearInterval(claim.renewal);
+    storing.delete(later);
+  });
+  storing.add(later);
+}
+
+/** Stores the answer; answers the store's error if it failed (a claim taken over meanwhile is not a failure). */
+async function store(
+  deps: IdempotencyDeps,
+  request: FastifyRequest,
+  claim: ActiveClaim,
+  response: StoredResponse,
+): Promise<unknown> {
   try {
-    if (notExecutedStatuses.has(reply.statusCode) || request.notExecuted || body === undefined) {
-      await deps.records.release(claim.ref, claim.token);
+    const stored = await deps.records.complete(claim, response);
+    if (!stored) request.log.warn({ request_id: request.id }, "idempotency claim was taken over before completion");
+    return undefined;
+  } catch (error) {
+    return error ?? new Error("the store failed");
+  }
+}
+
+const storeRetryMaxMs = 1_000;
+
+/**
+ * Tries again until the store takes the answer, at most a second apart once the first tries failed: when the store
+ * comes back after an outage longer than the lease, a retry of the client's may take the lapsed claim over first, and
+ * the sooner this lands, the smaller that window.
+ */
+async function storeLater(
+  deps: IdempotencyDeps,
+  request: FastifyRequest,
+  claim: ActiveClaim,
+  response: StoredResponse,
+): Promise<void> {
+  for (let delay = 50, tries = 2; ; delay = Math.min(delay * 2, storeRetryMaxMs), tries++) {
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    if ((await store(deps, request, claim, response)) === undefined) {
+      request.log.info({ request_id: request.id, tries }, "stored the idempotent response");
       return;
     }
-    const contentType = reply.getHeader("content-type");
-    const stored = await deps.records.complete(claim, {
-      status: reply.statusCode,
-      contentType: contentType === undefined ? undefined : String(contentType),
-      sealedBody: sealResponse(body, claim.key, claim.ref.accountId),
-    });
-    if (!stored) request.log.warn({ request_id: request.id }, "idempotency claim was taken over before completion");
-  } catch (error) {
-    // The operation has run: its answer still goes out. The claim's lease lapses and a retry executes anew.
-    request.log.error({ err: error, request_id: request.id }, "could not store the idempotent response");
   }
 }
 
