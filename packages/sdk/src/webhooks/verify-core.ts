@@ -53,11 +53,13 @@ export function prepareVerification(options: VerifyWebhookOptions): PreparedVeri
   }
   const { timestamp, signatures } = parseSignatureHeader(header);
 
-  const skewSeconds = Math.abs(nowMs - Number(timestamp) * 1000) / 1000;
+  // In whole seconds, as `t` is: the current time's second against the signing time's, so that a delivery signed in
+  // second t is accepted through second t + tolerance, as the docs' plain-Node check does.
+  const skewSeconds = Math.abs(Math.floor(nowMs / 1000) - Number(timestamp));
   if (skewSeconds > tolerance) {
     throw new WebhookVerificationError(
       "timestamp_out_of_tolerance",
-      `The signature timestamp is ${Math.round(skewSeconds)} s away from now, over the ${tolerance} s tolerance ` +
+      `The signature timestamp is ${skewSeconds} s away from now, over the ${tolerance} s tolerance ` +
         "(a replayed delivery, or a clock that is off).",
     );
   }

@@ -122,7 +122,11 @@ describe("verifyWebhook rejects", () => {
     const header = `t=${t},v2=${v2}`;
     expect(await rejection({ header, now: now + 301_000 })).toBe("timestamp_out_of_tolerance");
     expect(await rejection({ header, now: now - 301_000 })).toBe("timestamp_out_of_tolerance");
-    expect(await rejection({ header, now: now + 300_001 })).toBe("timestamp_out_of_tolerance");
+    // Whole seconds, as t is: any moment of second t + 300 is within, second t + 301 is not.
+    expect(await rejection({ header, now: now - 300_001 })).toBe("timestamp_out_of_tolerance");
+    expect(await verifyWebhook({ rawBody: body, header, secret, now: now + 300_999 })).toBeDefined();
+    expect(await verifyWebhook({ rawBody: body, header, secret, now: now - 300_000 })).toBeDefined();
+    expect(await verifyWebhook({ rawBody: body, header, secret, now: now + 999, toleranceSeconds: 0 })).toBeDefined();
     expect(await rejection({ header, now: now + 61_000, toleranceSeconds: 60 })).toBe("timestamp_out_of_tolerance");
   });
 
