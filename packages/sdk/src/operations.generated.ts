@@ -352,6 +352,7 @@ export interface PlatformListEventDeliveriesOutput {
     id: string;
     event_id: string;
     status: "pending" | "succeeded" | "failed";
+    /** The attempts recorded (the length of `attempts`). One whose node stopped before recording its outcome is not among them, though the receiver may have had it: the next attempt then carries a higher number. */
     attempt_count: number;
     /** Format: date-time. */
     created_at: string;
@@ -383,6 +384,7 @@ export interface PlatformRedeliverEventOutput {
     id: string;
     event_id: string;
     status: "pending" | "succeeded" | "failed";
+    /** The attempts recorded (the length of `attempts`). One whose node stopped before recording its outcome is not among them, though the receiver may have had it: the next attempt then carries a higher number. */
     attempt_count: number;
     /** Format: date-time. */
     created_at: string;

@@ -56,6 +56,8 @@ describe("webhook private-address guard", () => {
       "https://user:pass@hooks.example.com/hooks",
       "https://hooks.example.com:0/hooks",
       "https://93.184.216.34:0/hooks",
+      "https://hooks.example.com/hooks#section",
+      "https://hooks.example.com/hooks#",
       "not a url",
     ];
     for (const url of refused) {

@@ -27,7 +27,8 @@ export async function checkEndpointUrl(raw: string, policy: UrlPolicy): Promise<
   const secure = url.protocol === "https:";
   if (!secure && !(policy.allowPrivate && url.protocol === "http:")) throw refuse("it must use https://");
   if (url.username || url.password) throw refuse("it must not carry credentials");
-  if (url.hash) throw refuse("it must not have a #fragment");
+  // href keeps a bare "#" (an empty fragment) that url.hash reports as "".
+  if (url.href.includes("#")) throw refuse("it must not have a #fragment");
   // WHATWG URL keeps port 0 (nothing listens there, so every delivery would fail); it drops a scheme's default port.
   if (url.port === "0") throw refuse("its port must be 1 to 65535");
   if (policy.allowPrivate) return url.href;

@@ -60,7 +60,12 @@ export const Delivery = Type.Object(
     id: Type.String(),
     event_id: Type.String(),
     status: Type.Union([Type.Literal("pending"), Type.Literal("succeeded"), Type.Literal("failed")]),
-    attempt_count: Type.Integer({ minimum: 0 }),
+    attempt_count: Type.Integer({
+      minimum: 0,
+      description:
+        "The attempts recorded (the length of `attempts`). One whose node stopped before recording its outcome is " +
+        "not among them, though the receiver may have had it: the next attempt then carries a higher number.",
+    }),
     created_at: DateTime,
     next_attempt_at: Nullable(DateTime),
     deadline_at: DateTime,
