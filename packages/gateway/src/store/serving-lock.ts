@@ -33,7 +33,8 @@ export function lockServing(dataDir: string): ServingLock {
   return {
     release() {
       if (!db.open) return;
-      db.exec("COMMIT");
+      // Rolled back, not committed: a commit would write the database header into the empty file.
+      db.exec("ROLLBACK");
       db.close();
     },
   };
