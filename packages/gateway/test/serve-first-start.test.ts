@@ -44,6 +44,10 @@ it.skipIf(testStore() !== "sqlite")(
       const key = fs.readFileSync(file, "utf8").trimEnd();
       expect(key).toMatch(/^gwk_[0-9A-Za-z]{32}$/);
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      // The store too (events hold end users' names and addresses), and the log files SQLite opens beside it.
+      const storeFiles = fs.readdirSync(dataDir).filter((name) => name.startsWith("gateway.db"));
+      expect(storeFiles).toContain("gateway.db-wal");
+      for (const name of storeFiles) expect(fs.statSync(path.join(dataDir, name)).mode & 0o777, name).toBe(0o600);
 
       const lines = serve
         .stdout()

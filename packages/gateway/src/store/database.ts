@@ -63,6 +63,9 @@ export function openStore(options: StoreOptions): Store {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
   fs.mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, "gateway.db");
+  // Readable by its owner only, as master.key is: it holds events with end users' names and addresses. SQLite gives
+  // its -wal and -shm files the database file's mode. An existing file keeps the mode it has.
+  fs.closeSync(fs.openSync(file, "a", 0o600));
   const sqlite = new SQLite(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
