@@ -195,6 +195,17 @@ describe("listing and sessions", () => {
     expect(ok.status).toBe(200);
   });
 
+  it("list_connections refuses a provider_id that can have no connections, rather than answering an empty list", async () => {
+    for (const provider_id of ["nope", "catalog"]) {
+      const listed = await platform(s.t, "list_connections", { provider_id, limit: 101 });
+      expect(listed.status, provider_id).toBe(400);
+      expect(listed.body.error.details, provider_id).toEqual([
+        { path: "/limit", message: "must be <= 100" },
+        { path: "/provider_id", message: "is not a provider with credentials operations" },
+      ]);
+    }
+  });
+
   it("lists every problem of the input at once: the provider and the reference, the page size and the cursor", async () => {
     const both = await platform(s.t, "create_connect_session", { provider_id: "nope", external_ref: "" });
     expect(both.status).toBe(400);

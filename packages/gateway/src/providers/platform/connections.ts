@@ -2,10 +2,10 @@
 // connections. No answer ever carries a provider token.
 import { Type } from "@sinclair/typebox";
 import { withoutConnections } from "../../core/connections/connect-sessions.ts";
-import { GatewayError } from "../../core/errors.ts";
+import { type BrokenRule, GatewayError } from "../../core/errors.ts";
 import type { CoreServices } from "../../core/services.ts";
 import { Cursor, Limit, Nullable, StrictObject } from "../schemas.ts";
-import { defineOperation } from "../types.ts";
+import { defineOperation, type OperationContext } from "../types.ts";
 
 const ProviderId = Type.String({
   pattern: "^[a-z][a-z0-9_]*$",
@@ -88,13 +88,7 @@ export const createConnectSession = defineOperation({
     },
   },
   // Said with the input's other problems; create() refuses it too, for any other caller.
-  check({ provider_id }, ctx) {
-    const unsupported =
-      typeof provider_id === "string" && ctx.core.connections
-        ? withoutConnections(ctx.core.connections, provider_id)
-        : undefined;
-    return unsupported ? [unsupported] : [];
-  },
+  check: providerWithConnections,
   async handle(input, ctx) {
     const session = await services(ctx.core).sessions.create({
       accountId: ctx.accountId,
@@ -104,6 +98,15 @@ export const createConnectSession = defineOperation({
     return { data: session };
   },
 });
+
+/** The broken rule of a provider_id that names no provider with connections, if the input has one. */
+function providerWithConnections({ provider_id }: { provider_id?: unknown }, ctx: OperationContext): BrokenRule[] {
+  const unsupported =
+    typeof provider_id === "string" && ctx.core.connections
+      ? withoutConnections(ctx.core.connections, provider_id)
+      : undefined;
+  return unsupported ? [unsupported] : [];
+}
 
 export const listConnections = defineOperation({
   id: "list_connections",
@@ -124,6 +127,8 @@ export const listConnections = defineOperation({
   }),
   output: Type.Object({ connections: Type.Array(Connection) }, { additionalProperties: false }),
   example: { input: { external_ref: "user_8842" }, output: { connections: [exampleConnection] } },
+  // A provider_id that can have no connections is a mistake, said as create_connect_session says it, not an empty list.
+  check: providerWithConnections,
   async handle(input, ctx) {
     const { connections, pagination } = await services(ctx.core).connections.list(ctx.accountId, {
       externalRef: input.external_ref,
