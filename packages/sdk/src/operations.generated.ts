@@ -1280,13 +1280,13 @@ export interface DiningListSlotsInput {
   /** Tokyo date, YYYY-MM-DD, not in the past. Format: date. */
   date: string;
   /** Number of people, 1 to 20. */
-  party_size: number;
+  party_size?: number;
 }
 /** `data` of `dining:list_slots`. */
 export interface DiningListSlotsOutput {
   restaurant_id: string;
   date: string;
-  party_size: number;
+  party_size: number | null;
   slots: {
     /** `slot_…`: pass it to create_reservation. */
     id: string;
@@ -1493,7 +1493,7 @@ export interface DiningOperations {
   /**
    * List a restaurant's free slots
    *
-   * The free tables for `party_size` on `date` (a Tokyo calendar day, today or later), in start-time order. Each slot is one table at one seating; its id goes to create_reservation.
+   * The free tables on `date` (a Tokyo calendar day, today or later), in start-time order: those that seat `party_size` when it is given, every free table otherwise (each slot says the party sizes it seats). Each slot is one table at one seating; its id goes to create_reservation.
    *
    * `dining:list_slots` · API key only · read-only, retried freely.
    */

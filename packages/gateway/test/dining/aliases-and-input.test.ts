@@ -165,6 +165,21 @@ describe("bad input changes nothing", () => {
     expect((await copies()).length).toBe(before);
   });
 
+  it("list_slots without party_size lists every free table, each with the party sizes it seats", async () => {
+    const date = tokyoDay(7);
+    const all = await dining(s, "list_slots", { restaurant_id: "rst_instant", date });
+    expect(all.status).toBe(200);
+    expect(all.body.data).toMatchObject({ restaurant_id: "rst_instant", date, party_size: null });
+    const forFive = await dining(s, "list_slots", { restaurant_id: "rst_instant", date, party_size: 5 });
+    expect(forFive.body.data.party_size).toBe(5);
+    const ids = (answer: typeof all) => answer.body.data.slots.map((slot: { id: string }) => slot.id);
+    const seatsFive = all.body.data.slots.filter((slot: any) => slot.min_party_size <= 5 && slot.max_party_size >= 5);
+    expect(seatsFive.map((slot: { id: string }) => slot.id)).toEqual(ids(forFive));
+    expect(ids(forFive).length).toBeGreaterThan(0);
+    expect(ids(all).length).toBeGreaterThan(ids(forFive).length);
+    expect(ids(all)[0]).toMatch(/^slot_/);
+  });
+
   it("refuses past dates, unknown restaurants and slots of another restaurant", async () => {
     const yesterday = tokyoDay(-1);
     const past = await dining(s, "list_slots", { restaurant_id: "rst_instant", date: yesterday, party_size: 2 });

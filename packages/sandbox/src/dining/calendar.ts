@@ -78,12 +78,21 @@ const tableType = (no: string) =>
   ({ C: "counter", T: "table", K: "table", P: "private_room", Z: "tatami", R: "private_room" })[no[0] ?? "T"] ??
   "table";
 
-/** Free slots of the shop on the date for a party of `seats`, in time then table order; past seatings excluded. */
-export function freeSlots(shop: Shop, date: string, seats: number, nowMs: number, taken: (key: string) => boolean) {
+/**
+ * Free slots of the shop on the date for a party of `seats` (every table's without it), in time then table order;
+ * past seatings excluded.
+ */
+export function freeSlots(
+  shop: Shop,
+  date: string,
+  seats: number | undefined,
+  nowMs: number,
+  taken: (key: string) => boolean,
+) {
   if (shop.closed_weekdays.includes(weekdayOf(date))) return [];
   return shop.seatings.flatMap((time) =>
     shop.tables
-      .filter((table) => seats >= table.min && seats <= table.max)
+      .filter((table) => seats === undefined || (seats >= table.min && seats <= table.max))
       .map((table) => ({ shop, date, time, table, key: slotKey(shop, date, time, table.no) }))
       .filter((slot) => tokyoMs(date, time) > nowMs && !taken(slot.key))
       .map(slotView),

@@ -59,7 +59,7 @@ const ShopQuery = Type.Object({
   page: pageParam(),
   per: perPageParam(20, 100),
 });
-const AvailabilityQuery = Type.Object({ date: Type.String(), seats: Seats });
+const AvailabilityQuery = Type.Object({ date: Type.String(), seats: Type.Optional(Seats) });
 const BookingBody = Type.Object(
   { slot_key: Type.String({ minLength: 1, maxLength: 100 }), seats: Seats, guest_name: GuestName },
   { additionalProperties: false },
@@ -108,7 +108,7 @@ function publicRoutes(app: FastifyInstance, venue: Venue, now: () => number): vo
       return {
         shop_code: shop.shop_code,
         date,
-        seats,
+        seats: seats ?? null,
         slots: freeSlots(shop, date, seats, now(), venue.bookings.isTaken),
       };
     },

@@ -174,10 +174,10 @@ export const site = {
       path: "/partner/v1/shops",
       query,
     }),
-  availability: (ctx: OperationContext, shopCode: string, date: string, seats: number) =>
+  availability: (ctx: OperationContext, shopCode: string, date: string, seats: number | undefined) =>
     ctx.upstream.request<{ slots: NativeSlot[] }>({
       path: `/partner/v1/shops/${at(shopCode)}/availability`,
-      query: { date, seats },
+      query: seats === undefined ? { date } : { date, seats },
     }),
   book: (ctx: OperationContext, shopCode: string, body: { slot_key: string; seats: number; guest_name: string }) =>
     member<{ booking: NativeBooking }>(ctx, {

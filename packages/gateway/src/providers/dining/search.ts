@@ -1,7 +1,7 @@
 // Public dining operations (API key only): search restaurants, list a restaurant's free slots on a Tokyo date.
 import { Type } from "@sinclair/typebox";
 import { pageFromCursor, pagination } from "../paging.ts";
-import { Cursor, Limit, StrictObject } from "../schemas.ts";
+import { Cursor, Limit, Nullable, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { site, toRestaurant, toSlot } from "./adapter.ts";
 import { PartySize, Restaurant, RestaurantId, Slot } from "./schemas.ts";
@@ -62,17 +62,23 @@ export const listSlots = defineOperation({
   id: "list_slots",
   summary: "List a restaurant's free slots",
   description:
-    "The free tables for `party_size` on `date` (a Tokyo calendar day, today or later), in start-time order. Each " +
+    "The free tables on `date` (a Tokyo calendar day, today or later), in start-time order: those that seat " +
+    "`party_size` when it is given, every free table otherwise (each slot says the party sizes it seats). Each " +
     "slot is one table at one seating; its id goes to create_reservation.",
   auth: "none",
   readOnly: true,
   input: StrictObject({
     restaurant_id: RestaurantId,
     date: Type.String({ format: "date", description: "Tokyo date, YYYY-MM-DD, not in the past." }),
-    party_size: PartySize,
+    party_size: Type.Optional(PartySize),
   }),
   output: Type.Object(
-    { restaurant_id: Type.String(), date: Type.String(), party_size: Type.Integer(), slots: Type.Array(Slot) },
+    {
+      restaurant_id: Type.String(),
+      date: Type.String(),
+      party_size: Nullable(Type.Integer({ description: "The party_size asked for; null when none was." })),
+      slots: Type.Array(Slot),
+    },
     { additionalProperties: false },
   ),
   example: {
@@ -110,7 +116,7 @@ export const listSlots = defineOperation({
       data: {
         restaurant_id: input.restaurant_id,
         date: input.date,
-        party_size: input.party_size,
+        party_size: input.party_size ?? null,
         slots: body.slots.map((slot) => toSlot(input.restaurant_id, slot)),
       },
     };
