@@ -168,6 +168,27 @@ describe("the gateway's copy", () => {
     expect(await eventsOfType("order.updated")).toHaveLength(1);
   });
 
+  it("answers the same 409 when the upstream refuses a transition the copy did not know was taken, and catches up", async () => {
+    const { body } = await json(await v1("POST", "/tickets", { title: "Closed elsewhere" }));
+    // Closed at the upstream by another action whose answer or hook has not reached the copy yet.
+    const native = upstream.tickets.get("T-1")!;
+    upstream.tickets.set("T-1", { ...native, state: "CLOSED", rev: 2 });
+    const refused = await json(await v1("DELETE", `/tickets/${body.data.id}`));
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toEqual({
+      code: "conflict",
+      message: `The ticket ${body.data.id} is closed: it cannot become closed`,
+      request_id: expect.any(String),
+      retryable: false,
+      details: { reason: "illegal_transition", status: "closed", requested: "closed" },
+      fix: "Read the ticket again and act on its current status.",
+    });
+    const events = await eventsOfType("order.updated");
+    expect(events.map((e) => e.data.object)).toEqual([
+      { id: body.data.id, status: "closed", title: "Closed elsewhere" },
+    ]);
+  });
+
   it("records one event for a change seen by a hook and a call, whichever comes first, and ignores older states", async () => {
     const { body } = await json(await v1("POST", "/tickets", { title: "Race" }));
     const native = upstream.tickets.get("T-1")!;

@@ -2,6 +2,7 @@
 // stateful-resource mechanism (providers/stateful) and of resource aliases, so that their behaviour is tested apart
 // from any real provider.
 import { Type } from "@sinclair/typebox";
+import { GatewayError } from "../../src/core/errors.ts";
 import { StrictObject } from "../../src/providers/schemas.ts";
 import { defineStatefulResource } from "../../src/providers/stateful/resource.ts";
 import { defineOperation, defineProvider } from "../../src/providers/types.ts";
@@ -30,6 +31,10 @@ export const tickets = defineStatefulResource({
   idPrefix: "tkt",
   upstreamId: (native: NativeTicket) => native.key,
   revision: (native: NativeTicket) => native.rev,
+  fetch: async (_ctx, key) => {
+    upstream.calls++;
+    return { ...upstream.tickets.get(key)! };
+  },
   toObject: (native: NativeTicket, id: string) => ({
     id,
     status: native.state === "OPEN" ? ("open" as const) : ("closed" as const),
@@ -81,11 +86,7 @@ export const ticketProvider = defineProvider({
       output: Ticket,
       example: { input: { ticket_id: example.id }, output: example },
       async handle(input, ctx) {
-        const data = await tickets.refresh(ctx, input.ticket_id, async (key) => {
-          upstream.calls++;
-          return { ...upstream.tickets.get(key)! };
-        });
-        return { data };
+        return { data: await tickets.refresh(ctx, input.ticket_id) };
       },
     }),
     defineOperation({
@@ -99,6 +100,9 @@ export const ticketProvider = defineProvider({
         const data = await tickets.transition(ctx, input.ticket_id, "closed", async (key) => {
           upstream.calls++;
           const native = upstream.tickets.get(key)!;
+          // As a real upstream: closing a closed ticket is its conflict (the copy may not know it is closed yet).
+          if (native.state === "CLOSED")
+            throw new GatewayError("conflict", `${key} is closed`, { provider: "tickets" });
           const closed: NativeTicket = { ...native, state: "CLOSED", rev: native.rev + 1 };
           upstream.tickets.set(key, closed);
           return closed;

@@ -2,13 +2,14 @@
 // and the event every change causes.
 import { isDeepStrictEqual } from "node:util";
 import { defineStatefulResource } from "../stateful/resource.ts";
-import { type NativeOrder, toOrder } from "./adapter.ts";
+import { app, type NativeOrder, toOrder } from "./adapter.ts";
 
 export const orders = defineStatefulResource({
   kind: "order",
   idPrefix: "ord",
   upstreamId: (native: NativeOrder) => native.order_no,
   revision: (native: NativeOrder) => native.version,
+  fetch: async (ctx, orderNo) => (await app.order(ctx, orderNo)).order,
   toObject: toOrder,
   // Every live order is handed to the app: it refuses from picked_up on (422, its policy), not the gateway.
   transitions: {

@@ -85,7 +85,7 @@ export const getOrder = defineOperation({
   output: Order,
   example: { input: exampleId, output: exampleOrder },
   async handle(input, ctx) {
-    const data = await orders.refresh(ctx, input.order_id, async (orderNo) => (await app.order(ctx, orderNo)).order);
+    const data = await orders.refresh(ctx, input.order_id);
     return { data };
   },
 });

@@ -1,13 +1,14 @@
 // The dining provider's stateful resources (providers/stateful): reservations and waitlist entries, their legal
 // transitions by a caller's action, and the events their changes cause.
 import { defineStatefulResource } from "../stateful/resource.ts";
-import { type NativeBooking, type NativeTicket, toReservation, toWaitlistEntry } from "./adapter.ts";
+import { type NativeBooking, type NativeTicket, site, toReservation, toWaitlistEntry } from "./adapter.ts";
 
 export const reservations = defineStatefulResource({
   kind: "reservation",
   idPrefix: "rsv",
   upstreamId: (native: NativeBooking) => native.booking_no,
   revision: (native: NativeBooking) => native.rev,
+  fetch: async (ctx, bookingNo) => (await site.booking(ctx, bookingNo)).booking,
   toObject: toReservation,
   // A caller may withdraw a pending request as well as cancel a confirmed table (inside the venue's window).
   transitions: { pending: ["cancelled"], confirmed: ["cancelled"], cancelled: [] },
@@ -22,6 +23,7 @@ export const waitlistEntries = defineStatefulResource({
   idPrefix: "wl",
   upstreamId: (native: NativeTicket) => native.ticket_no,
   revision: (native: NativeTicket) => native.rev,
+  fetch: async (ctx, ticketNo) => (await site.ticket(ctx, ticketNo)).ticket,
   toObject: toWaitlistEntry,
   transitions: { waiting: ["left"], called: ["left"], seated: [], expired: [], left: [] },
   events: (before, after) => (before.status !== "called" && after.status === "called" ? ["waitlist.called"] : []),

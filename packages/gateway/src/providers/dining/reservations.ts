@@ -54,9 +54,7 @@ export const getReservation = defineOperation({
   output: Reservation,
   example: { input: exampleId, output: exampleReservation },
   async handle(input, ctx) {
-    const data = await reservations.refresh(ctx, input.reservation_id, async (bookingNo) => {
-      return (await site.booking(ctx, bookingNo)).booking;
-    });
+    const data = await reservations.refresh(ctx, input.reservation_id);
     return { data };
   },
 });

@@ -42,9 +42,7 @@ export const getWaitlistEntry = defineOperation({
   output: WaitlistEntry,
   example: { input: exampleId, output: exampleWaitlistEntry },
   async handle(input, ctx) {
-    const data = await waitlistEntries.refresh(ctx, input.waitlist_entry_id, async (ticketNo) => {
-      return (await site.ticket(ctx, ticketNo)).ticket;
-    });
+    const data = await waitlistEntries.refresh(ctx, input.waitlist_entry_id);
     return { data };
   },
 });

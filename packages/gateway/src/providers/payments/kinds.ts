@@ -1,13 +1,14 @@
 // The payments provider's stateful resource (providers/stateful): payments, the caller's one action on them (refund an
 // approved payment), and the events of the issuer's answer.
 import { defineStatefulResource } from "../stateful/resource.ts";
-import { type NativeCharge, toPayment } from "./adapter.ts";
+import { type NativeCharge, network, toPayment } from "./adapter.ts";
 
 export const payments = defineStatefulResource({
   kind: "payment",
   idPrefix: "pay",
   upstreamId: (native: NativeCharge) => native.id,
   revision: (native: NativeCharge) => native.version,
+  fetch: async (ctx, chargeId) => (await network.get(ctx, chargeId)).charge,
   toObject: toPayment,
   transitions: { pending: [], approved: ["refunded"], declined: [], refunded: [] },
   // There is no refund event type: a refund shows in get_payment and in refund_payment's answer.

@@ -64,9 +64,7 @@ export const getPayment = defineOperation({
     output: { ...examplePayment, status: "approved" as const, updated_at: approvedAt, approved_at: approvedAt },
   },
   async handle(input, ctx) {
-    const data = await payments.refresh(ctx, input.payment_id, async (chargeId) => {
-      return (await network.get(ctx, chargeId)).charge;
-    });
+    const data = await payments.refresh(ctx, input.payment_id);
     return { data };
   },
 });

@@ -2,13 +2,14 @@
 // boarding), and the event every change causes (the car's moves included).
 import { isDeepStrictEqual } from "node:util";
 import { defineStatefulResource } from "../stateful/resource.ts";
-import { type NativeTrip, toRide } from "./adapter.ts";
+import { company, type NativeTrip, toRide } from "./adapter.ts";
 
 export const rides = defineStatefulResource({
   kind: "ride",
   idPrefix: "ride",
   upstreamId: (native: NativeTrip) => native.trip_id,
   revision: (native: NativeTrip) => native.seq,
+  fetch: async (ctx, tripId) => (await company.trip(ctx, tripId)).trip,
   toObject: toRide,
   // Once the rider is aboard the ride cannot be cancelled; a finished ride is over.
   transitions: {

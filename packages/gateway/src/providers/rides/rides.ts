@@ -50,7 +50,7 @@ export const getRide = defineOperation({
   output: Ride,
   example: { input: exampleId, output: exampleRide },
   async handle(input, ctx) {
-    const data = await rides.refresh(ctx, input.ride_id, async (tripId) => (await company.trip(ctx, tripId)).trip);
+    const data = await rides.refresh(ctx, input.ride_id);
     return { data };
   },
 });

@@ -26,6 +26,8 @@ export interface StatefulResourceSpec<N, O extends StatefulObject> {
   upstreamId(native: N): string;
   /** A number the upstream raises with every change (a revision, or an updated-at in ms): older states are ignored. */
   revision(native: N): number;
+  /** The upstream's state of the resource now, read with the caller's credentials. */
+  fetch(ctx: OperationContext, upstreamId: string): Promise<N>;
   /** THE mapping: the API object get_… answers, events carry and the copy stores. Pure of everything but its input. */
   toObject(native: N, id: string): O;
   /** Status → statuses a caller's action may move it to; `transition` refuses the others with 409 conflict. */
@@ -41,10 +43,12 @@ export interface StatefulResource<N, O extends StatefulObject> {
   /** The caller's copy, without calling the upstream; 404 for unknown ids and other accounts' alike. */
   load(ctx: OperationContext, id: string): Promise<ResourceCopy & { object: O }>;
   /** For get_…: 404 as `load`, else fetches the upstream's state, brings the copy forward, answers the copy. */
-  refresh(ctx: OperationContext, id: string, fetch: (upstreamId: string) => Promise<N>): Promise<O>;
+  refresh(ctx: OperationContext, id: string): Promise<O>;
   /** For a caller's action (cancel, leave, refund): 404 as `load`, 409 when `to` is not reachable from the copy's
    * status (for a copy made through the caller's connection; another connection's copy goes to the upstream, which
-   * decides), else runs `call` at the upstream and applies its answer. */
+   * decides), else runs `call` at the upstream and applies its answer. When the upstream answers a conflict (another
+   * action got there first), the copy is brought forward to the upstream's state, and the 409 is the gateway's own if
+   * that state cannot become `to`: the same answer as when the copy had shown it already. */
   transition(
     ctx: OperationContext,
     id: string,
@@ -104,6 +108,12 @@ export function defineStatefulResource<N, O extends StatefulObject>(
     return true;
   }
 
+  const illegalTransition = (id: string, status: string, to: string) =>
+    new GatewayError("conflict", `The ${noun} ${id} is ${status}: it cannot become ${to}`, {
+      details: { reason: "illegal_transition", status, requested: to },
+      fix: `Read the ${noun} again and act on its current status.`,
+    });
+
   return {
     spec,
 
@@ -153,9 +163,9 @@ export function defineStatefulResource<N, O extends StatefulObject>(
       return copy as ResourceCopy & { object: O };
     },
 
-    async refresh(ctx, id, fetch) {
+    async refresh(ctx, id) {
       const copy = await this.load(ctx, id);
-      const native = await fetch(copy.upstreamId);
+      const native = await spec.fetch(ctx, copy.upstreamId);
       return ctx.core.store.db.transaction().execute((trx) => apply(trx, ctx.core, copy, native));
     },
 
@@ -165,13 +175,16 @@ export function defineStatefulResource<N, O extends StatefulObject>(
       // caller's account there owns the resource (the same customer connected again) or not (another customer, refused
       // with 404 before the copy's status could show).
       const throughCaller = copy.connectionId === (ctx.connection?.id ?? null);
-      if (throughCaller && !spec.transitions[copy.status]?.includes(to)) {
-        throw new GatewayError("conflict", `The ${noun} ${id} is ${copy.status}: it cannot become ${to}`, {
-          details: { reason: "illegal_transition", status: copy.status, requested: to },
-          fix: `Read the ${noun} again and act on its current status.`,
-        });
+      if (throughCaller && !spec.transitions[copy.status]?.includes(to)) throw illegalTransition(id, copy.status, to);
+      let native: N;
+      try {
+        native = await call(copy.upstreamId, copy.object);
+      } catch (error) {
+        if (!(error instanceof GatewayError) || error.code !== "conflict") throw error;
+        const now = await this.refresh(ctx, id);
+        if (!spec.transitions[now.status]?.includes(to)) throw illegalTransition(id, now.status, to);
+        throw error;
       }
-      const native = await call(copy.upstreamId, copy.object);
       return ctx.core.store.db.transaction().execute((trx) => apply(trx, ctx.core, copy, native));
     },
 
