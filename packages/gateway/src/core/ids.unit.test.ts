@@ -22,6 +22,16 @@ describe("identifiers", () => {
     expect(timeOrderedId("x", 62).slice(2, 10)).toBe("00000010");
   });
 
+  it("timeOrderedId: ids made in one millisecond sort in the order they were made", () => {
+    const now = Date.parse("2026-11-25T15:00:00.000Z");
+    const ids = Array.from({ length: 5000 }, () => timeOrderedId("evt", now));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(5000);
+    // The next millisecond starts from a fresh random draw, and still sorts after.
+    const later = timeOrderedId("evt", now + 1);
+    expect(later > (ids.at(-1) as string)).toBe(true);
+  });
+
   it("timeOrderedId: later ids sort after earlier ones, as strings", () => {
     const start = Date.parse("2026-01-01T00:00:00.000Z");
     const times = [0, 1, 61, 62, 3_843, 3_844, 86_400_000, 31_536_000_000].map((offset) => start + offset);

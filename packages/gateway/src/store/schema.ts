@@ -237,6 +237,11 @@ export interface ProviderResourcesTable {
   object: string;
   /** The upstream's revision of the state copied; older states never overwrite newer ones. */
   upstream_revision: number;
+  /**
+   * JSON text, while the copy has no owner: every state it was given, `[{revision, object}]` in the order applied, so
+   * that the adopting call records each change's events. Null once owned.
+   */
+  unowned_history: string | null;
   created_at: number;
   updated_at: number;
 }

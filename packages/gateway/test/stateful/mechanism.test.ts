@@ -203,6 +203,26 @@ describe("the gateway's copy", () => {
     expect(events.map((e) => e.data.object)).toEqual([read.body.data]);
   });
 
+  it("hooks that arrive before the creating call has recorded the resource record one event per change, in order", async () => {
+    upstream.duringCreate = async (ticket) => {
+      const renamed = { ...ticket, title: "Renamed", rev: 2 };
+      expect((await pushTicket(renamed)).status).toBe(200);
+      const closed = { ...renamed, state: "CLOSED" as const, rev: 3 };
+      upstream.tickets.set(ticket.key, closed);
+      expect((await pushTicket(closed)).status).toBe(200);
+      // A state older than the last one pushed changes nothing, and records nothing.
+      expect((await pushTicket(renamed)).status).toBe(200);
+    };
+    const id = (await json(await v1("POST", "/tickets", { title: "Early" }))).body.data.id;
+    const events = await eventsOfType("order.updated");
+    expect(events.map((e) => e.data.object)).toEqual([
+      { id, status: "open", title: "Renamed" },
+      { id, status: "closed", title: "Renamed" },
+    ]);
+    const read = await json(await v1("GET", `/tickets/${id}`));
+    expect(read.body.data).toEqual({ id, status: "closed", title: "Renamed" });
+  });
+
   it("a hook that arrives before the creating call has recorded the resource is adopted by that call", async () => {
     upstream.duringCreate = async (ticket) => {
       const closed = { ...ticket, state: "CLOSED" as const, rev: 2 };

@@ -19,9 +19,20 @@ export interface ResourceCopy {
   status: string;
   object: Record<string, unknown>;
   revision: number;
+  /** While the copy has no owner: each state it was given, in order (the adopting call records their events). */
+  unownedHistory: UnownedState[];
   createdAt: number;
   updatedAt: number;
 }
+
+/** A state an unowned copy was given, with its upstream revision. */
+export interface UnownedState {
+  revision: number;
+  object: Record<string, unknown>;
+}
+
+/** States kept for an unowned copy: such a copy lives seconds, until its creating call records it. */
+const unownedHistoryLimit = 100;
 
 export interface ResourceRef {
   providerId: string;
@@ -54,6 +65,7 @@ const fromRow = (row: ProviderResourcesTable): ResourceCopy => ({
   status: row.status,
   object: JSON.parse(row.object) as Record<string, unknown>,
   revision: Number(row.upstream_revision),
+  unownedHistory: row.unowned_history === null ? [] : (JSON.parse(row.unowned_history) as UnownedState[]),
   createdAt: Number(row.created_at),
   updatedAt: Number(row.updated_at),
 });
@@ -107,6 +119,8 @@ export class ResourceCopies {
         status: copy.status,
         object: JSON.stringify(copy.object),
         upstream_revision: copy.revision,
+        unowned_history:
+          copy.accountId === null ? JSON.stringify([{ revision: copy.revision, object: copy.object }]) : null,
         created_at: now,
         updated_at: now,
       })
@@ -126,13 +140,20 @@ export class ResourceCopies {
       .execute();
   }
 
-  /** Writes a new state if the copy still has `expectedRevision`; answers whether it did. */
+  /**
+   * Writes a new state if the copy still has `expectedRevision`; answers whether it did. An unowned copy (`unowned`
+   * given: its history so far) adds the state to its history; an owner given ends the history.
+   */
   async compareAndSet(
     executor: Executor,
     id: string,
     expectedRevision: number,
-    next: ResourceState & { owner?: { accountId: string; connectionId: string | null } },
+    next: ResourceState & { owner?: { accountId: string; connectionId: string | null }; unowned?: UnownedState[] },
   ): Promise<boolean> {
+    const history = next.owner
+      ? null
+      : next.unowned &&
+        JSON.stringify([...next.unowned, { revision: next.revision, object: next.object }].slice(-unownedHistoryLimit));
     const result = await executor
       .updateTable("provider_resources")
       .set({
@@ -141,6 +162,7 @@ export class ResourceCopies {
         upstream_revision: next.revision,
         updated_at: this.clock.now(),
         ...(next.owner && { account_id: next.owner.accountId, connection_id: next.owner.connectionId }),
+        ...(history !== undefined && { unowned_history: history }),
       })
       .where("id", "=", id)
       .where("upstream_revision", "=", expectedRevision)

@@ -85,7 +85,11 @@ export function defineStatefulResource<N, O extends StatefulObject>(
     for (let attempt = 0; attempt < maxAttempts && current; attempt++) {
       if (revision <= current.revision) return current.object as O;
       const after = spec.toObject(native, current.id);
-      if (await core.resources.compareAndSet(trx, current.id, current.revision, state(after, revision))) {
+      const next =
+        current.accountId === null
+          ? { ...state(after, revision), unowned: current.unownedHistory }
+          : state(after, revision);
+      if (await core.resources.compareAndSet(trx, current.id, current.revision, next)) {
         if (current.accountId !== null) await recordEvents(trx, core, current.accountId, current.object as O, after);
         return after;
       }
@@ -94,7 +98,10 @@ export function defineStatefulResource<N, O extends StatefulObject>(
     throw new GatewayError("internal_error", `The ${noun} ${copy.id} kept changing while it was being updated`);
   }
 
-  /** A copy made from a hook before the creating call: the call takes it over and records what it missed. */
+  /**
+   * A copy made from hooks before the creating call: the call takes it over and records what it missed, each change
+   * the hooks brought after the state it answered, in order (a reservation confirmed, then cancelled: both events).
+   */
   async function adopt(trx: StoreExecutor, ctx: OperationContext, orphan: ResourceCopy, native: N): Promise<boolean> {
     const answered = spec.toObject(native, orphan.id);
     const revision = spec.revision(native);
@@ -104,7 +111,11 @@ export function defineStatefulResource<N, O extends StatefulObject>(
       ? { status: orphan.status, object: orphan.object, revision: orphan.revision }
       : state(answered, revision);
     if (!(await ctx.core.resources.compareAndSet(trx, orphan.id, orphan.revision, { ...next, owner }))) return false;
-    if (newer) await recordEvents(trx, ctx.core, ctx.accountId, answered, orphan.object as O);
+    let before = answered;
+    for (const missed of orphan.unownedHistory.filter((entry) => entry.revision > revision)) {
+      await recordEvents(trx, ctx.core, ctx.accountId, before, missed.object as O);
+      before = missed.object as O;
+    }
     return true;
   }
 

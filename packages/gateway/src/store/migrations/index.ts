@@ -8,6 +8,7 @@ import * as consoleTables from "./0005_console.ts";
 import * as providerResources from "./0006_provider_resources.ts";
 import * as storeSettings from "./0007_store_settings.ts";
 import * as delegationSessions from "./0008_delegation_sessions.ts";
+import * as unownedHistory from "./0009_unowned_history.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_accounts_and_keys": accountsAndKeys,
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   "0006_provider_resources": providerResources,
   "0007_store_settings": storeSettings,
   "0008_delegation_sessions": delegationSessions,
+  "0009_unowned_history": unownedHistory,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
