@@ -35,7 +35,10 @@ export function keysCommand(): Command {
     .option("--account <id>", "account the key belongs to (created if missing)", "default")
     .option("--scopes <scopes>", 'comma-separated scopes: "*", "<provider>" or "<provider>:<operation>"', "*")
     .option("--name <name>", "a name to recognise the key by", "")
-    .option("--rate-limit <per_minute[:burst]>", "the key's own rate limit instead of the default 600/min, burst 60")
+    .option(
+      "--rate-limit <per_minute[:burst]>",
+      "the key's own rate limit instead of the gateway's default (GATEWAY_RATE_LIMIT_PER_MINUTE and _BURST: 600/min, burst 60 unless set)",
+    )
     .option("--json", "print JSON")
     .action(async (options: { account: string; scopes: string; name: string; rateLimit?: string; json?: boolean }) => {
       checkBounds(options.name, options.scopes);

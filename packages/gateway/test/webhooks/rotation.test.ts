@@ -11,7 +11,9 @@ async function rotate(setup: Awaited<ReturnType<typeof setupWebhooks>>, body: ob
   const response = await setup.gateway.call("platform", "rotate_webhook_secret", body);
   expect(response.status).toBe(200);
   return (
-    (await response.json()) as { data: { secret: string; endpoint: { previous_secret_expires_at: string | null } } }
+    (await response.json()) as {
+      data: { secret: string; endpoint: { previous_secret_expires_at: string | null; updated_at: string } };
+    }
   ).data;
 }
 
@@ -19,7 +21,9 @@ describe("webhook secret rotation", () => {
   it("with a grace, signs with the new and the old secret until the grace ends", async () => {
     const setup = await setupWebhooks();
     const old = setup.secret;
+    setup.clock.advance(5_000);
     const rotated = await rotate(setup, { grace_seconds: 3600 });
+    expect(rotated.endpoint.updated_at).toBe(new Date(setup.clock.now()).toISOString());
     expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
     expect(rotated.secret).not.toBe(old);
     expect(rotated.endpoint.previous_secret_expires_at).toBe(new Date(setup.clock.now() + 3600_000).toISOString());

@@ -141,11 +141,11 @@ export class WebhookEndpoints {
     }
     const now = this.clock.now();
     const result = await this.db.transaction().execute(async (trx) => {
-      // An UPDATE first: on PostgreSQL it locks the endpoint's row, so that rotations at the same time run one after
-      // the other and each sees the secret the one before made current.
+      // An UPDATE first (a new secret is a change of the endpoint): on PostgreSQL it locks the endpoint's row, so that
+      // rotations at the same time run one after the other and each sees the secret the one before made current.
       const row = await trx
         .updateTable("webhook_endpoints")
-        .set((eb) => ({ updated_at: eb.ref("updated_at") }))
+        .set({ updated_at: now })
         .where("account_id", "=", accountId)
         .returningAll()
         .executeTakeFirst();
