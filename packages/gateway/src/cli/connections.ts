@@ -124,7 +124,15 @@ export function connectionsCommand(): Command {
         const provider = registry.provider(options.provider);
         if (!provider?.oauth) throw new Error(`${options.provider} is not a provider with connections`);
         const { token } = await withStore(async (store) => {
-          await new Accounts(store.db, clock).ensure(accountId);
+          // An account named on the command line must exist (a mistyped one would get a live grant of its own);
+          // "default", the one a first start makes, is made if the store is still new.
+          const accounts = new Accounts(store.db, clock);
+          if (options.account === undefined) await accounts.ensure(accountId);
+          else if (!(await accounts.get(accountId))) {
+            throw new Error(
+              `There is no account ${accountId}: create it with a key first (gateway keys create --account ${accountId})`,
+            );
+          }
           return insertConnectSession(store.db, clock, {
             accountId,
             providerId: options.provider,

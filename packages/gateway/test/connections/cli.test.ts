@@ -107,6 +107,17 @@ describe("gateway connections", slow, () => {
     }
   });
 
+  it.skipIf(testStore() !== "sqlite")("without a key, refuses an --account that does not exist", async () => {
+    const env = { GATEWAY_DATA_DIR: s.t.config.dataDir };
+    const args = ["connections", "create", "--provider", "shopping", "--external-ref", "typo", "--account", "nosuch"];
+    await expect(gateway(args, env)).rejects.toMatchObject({
+      code: 1,
+      stderr:
+        "gateway: There is no account nosuch: create it with a key first (gateway keys create --account nosuch)\n",
+    });
+    expect(await s.t.gateway.core.accounts.get("nosuch")).toBeUndefined();
+  });
+
   it("says which gateway it could not reach, and how to name another", async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const failed = gateway(
