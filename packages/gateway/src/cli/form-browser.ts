@@ -106,6 +106,11 @@ export class FormBrowser {
     throw new Error(`Too many redirects from ${start}`);
   }
 
+  /** The names of the cookies the browser holds for the URL's host. */
+  cookieNames(url: string): string[] {
+    return [...(this.jar.get(new URL(url).host)?.keys() ?? [])];
+  }
+
   private cookieHeader(url: string): Record<string, string> {
     const cookies = this.jar.get(new URL(url).host);
     if (!cookies || cookies.size === 0) return {};

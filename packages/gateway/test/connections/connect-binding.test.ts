@@ -42,6 +42,10 @@ async function signInAndAllow(browser: FormBrowser, signIn: Page): Promise<Page>
   );
 }
 
+/** The names of the connect flows' binding cookies the browser holds for the gateway. */
+const bindings = (browser: FormBrowser, connectUrl: string) =>
+  browser.cookieNames(connectUrl).filter((name) => name.startsWith("gateway_connect_"));
+
 const post = (url: string, headers: Record<string, string>, body = "") =>
   fetch(url, {
     method: "POST",
@@ -57,6 +61,7 @@ describe("the browser binding", () => {
     const second = await createSession(s.t, "tabs_second");
     const firstSignIn = await continueTo(browser, first.connect_url);
     const secondSignIn = await continueTo(browser, second.connect_url);
+    expect(bindings(browser, first.connect_url)).toHaveLength(2);
 
     const firstDone = await signInAndAllow(browser, firstSignIn);
     expect([firstDone.status, textOf(firstDone.html)]).toEqual([200, expect.stringContaining("is connected")]);
@@ -64,6 +69,8 @@ describe("the browser binding", () => {
     expect([secondDone.status, textOf(secondDone.html)]).toEqual([200, expect.stringContaining("is connected")]);
     expect(await connectionsOf("tabs_first")).toHaveLength(1);
     expect(await connectionsOf("tabs_second")).toHaveLength(1);
+    // Each flow's end removes its binding cookie (Max-Age=0), rather than leaving an empty one until the session expires.
+    expect(bindings(browser, first.connect_url)).toEqual([]);
   });
 
   it("continues a started flow when its link is opened again in the same browser", async () => {

@@ -93,7 +93,7 @@ export function connectRoutes(options: ConnectRoutesOptions) {
         const outcome = await sessions().complete(new URL(request.url, core.publicUrl), bindingCookies(request));
         // A flow that ended, either way, has no further use for its cookie.
         const ended = outcome.ok || !["unknown_link", "other_browser", "already_used"].includes(outcome.failure);
-        if (ended && outcome.session) bind(reply, outcome.session, "");
+        if (ended && outcome.session) setBindingCookie(reply, outcome.session, "", 0, secure);
         if (!outcome.ok) return fail(reply, outcome.failure, outcome.session?.provider_id);
         const { session, replaced } = outcome;
         return sendPage(
