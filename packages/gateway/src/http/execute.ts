@@ -21,6 +21,12 @@ export interface ExecuteDeps {
 
 const connectionIdPattern = /^conn_[0-9A-Za-z]{22}$/;
 
+/** A provider's answer the operation could not turn into its documented output. */
+const unreadableAnswer = (providerId: string) =>
+  new GatewayError("provider_unavailable", `The ${providerId} provider answered in a shape the gateway cannot read`, {
+    provider: providerId,
+  });
+
 export async function executeOperation(
   deps: ExecuteDeps,
   request: FastifyRequest,
@@ -71,7 +77,19 @@ export async function executeOperation(
     ]);
   }
 
-  const result = await operation.handle(input, ctx);
+  let result: Awaited<ReturnType<typeof operation.handle>>;
+  try {
+    result = await operation.handle(input, ctx);
+  } catch (error) {
+    // A mapping that fails on the provider's answer (a field missing, a date that is not one) is the provider
+    // answering what its API does not: a 502 with `provider`, as any other provider failure; the log keeps the cause.
+    if (!(error instanceof TypeError || error instanceof RangeError) || provider.sandbox === undefined) throw error;
+    request.log.error(
+      { err: error, request_id: request.id, provider: provider.id, operation: operation.id },
+      "the provider's answer could not be read",
+    );
+    throw unreadableAnswer(provider.id);
+  }
 
   if (!compiled.validateOutput(result.data)) {
     request.log.error(
@@ -83,6 +101,7 @@ export async function executeOperation(
       },
       "operation output does not match its schema",
     );
+    if (provider.sandbox !== undefined) throw unreadableAnswer(provider.id);
     throw new GatewayError("internal_error", `The answer of ${provider.id}:${operation.id} did not match its schema`);
   }
   return {

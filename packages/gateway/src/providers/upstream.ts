@@ -77,7 +77,13 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
       });
       options.onCall?.({ providerId, status: response.statusCode, seconds: (performance.now() - started) / 1000 });
       raw = { status: response.statusCode, body: parseJson(response.text), retryAfter: response.retryAfter };
+      // A 2xx is the API's answer only as JSON: a maintenance page, a cut-off or an empty body is the provider failing
+      // (502, counted by the breaker), not data to map. 204 and 205 carry no body by definition.
+      if (raw.status >= 200 && raw.status < 300 && raw.body === notJson && raw.status !== 204 && raw.status !== 205) {
+        throw unavailable(`The ${providerId} provider answered HTTP ${raw.status} without a JSON body`);
+      }
     } catch (error) {
+      if (error instanceof GatewayError) throw error;
       options.onCall?.({ providerId, status: "error", seconds: (performance.now() - started) / 1000 });
       const code = (error as { code?: string }).code ?? "";
       const timedOut = code.includes("TIMEOUT");
@@ -92,7 +98,7 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
         { cause: error, notExecuted: neverSent },
       );
     }
-    if (raw.status >= 200 && raw.status < 300) return raw.body;
+    if (raw.status >= 200 && raw.status < 300) return raw.body === notJson ? null : raw.body;
     throw mapUpstreamError(providerId, raw, options.errorMessage);
   }
 
@@ -138,7 +144,7 @@ function mapUpstreamError(
   response: RawResponse,
   errorMessage: ((body: unknown) => string | undefined) | undefined,
 ): GatewayError {
-  const said = errorMessage?.(response.body);
+  const said = response.body === notJson ? undefined : errorMessage?.(response.body);
   const message = (fallback: string) => (said ? `${fallback}: ${said}` : fallback);
   const provider = { provider: providerId };
   switch (true) {
@@ -149,13 +155,13 @@ function mapUpstreamError(
     case response.status === 422 || response.status === 403:
       return new GatewayError("provider_rejected", message(`The ${providerId} provider refused the request`), provider);
     case response.status === 429: {
-      const seconds = Number(response.retryAfter);
+      const seconds = retryAfterSeconds(response.retryAfter, Date.now());
       // A 429 is the provider declining the call before doing anything (RFC 6585): an Idempotency-Key stays free.
       const error = new GatewayError("provider_unavailable", message(`The ${providerId} provider is rate limiting`), {
         ...provider,
         retryable: true,
         notExecuted: true,
-        ...(Number.isFinite(seconds) && seconds >= 0 && { retryAfterSeconds: Math.max(1, Math.ceil(seconds)) }),
+        ...(seconds !== undefined && { retryAfterSeconds: seconds }),
       });
       rateLimited.add(error);
       return error;
@@ -181,6 +187,17 @@ function mapUpstreamError(
   }
 }
 
+/**
+ * A Retry-After header in whole seconds, at least 1: delay-seconds, or an HTTP-date (RFC 9110 §10.2.3) counted from
+ * `now`; undefined when it is absent, empty or neither.
+ */
+export function retryAfterSeconds(value: string | undefined, now: number): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  const seconds = /^\d+$/.test(text) ? Number(text) : (Date.parse(text) - now) / 1000;
+  return Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds)) : undefined;
+}
+
 function queryString(query: UpstreamRequest["query"]): string {
   if (!query) return "";
   const params = new URLSearchParams();
@@ -191,11 +208,15 @@ function queryString(query: UpstreamRequest["query"]): string {
   return text ? `?${text}` : "";
 }
 
+/** What parseJson answers for a body that is not JSON (an empty one included). */
+const notJson = Symbol("not JSON");
+
+/** The body as JSON; notJson when it is not (an error's body is then read as text by errorMessage, if at all). */
 function parseJson(text: string): unknown {
-  if (text === "") return null;
+  if (text === "") return notJson;
   try {
     return JSON.parse(text);
   } catch {
-    return text;
+    return notJson;
   }
 }

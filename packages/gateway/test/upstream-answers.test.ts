@@ -1,0 +1,96 @@
+// What a provider answers that its API does not give, over real HTTP from an upstream of the test's own: a 2xx that is
+// not JSON (a maintenance page, a cut-off body, no body) and JSON of the wrong shape are the provider failing, a 502
+// provider_unavailable with `provider`, never a 200 with made-up data nor the gateway's 500; a 429's Retry-After is
+// passed on in either of its forms.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "./harness.ts";
+
+let t: TestGateway;
+let upstream: http.Server;
+let answer: { status: number; body: string; headers?: Record<string, string> } = { status: 200, body: "" };
+
+beforeAll(async () => {
+  upstream = http.createServer((_request, response) => {
+    response.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
+    response.end(answer.body);
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  t = await startTestGateway({
+    env: { GATEWAY_UPSTREAM_CATALOG_URL: url, GATEWAY_UPSTREAM_HOMEGOODS_URL: url, GATEWAY_UPSTREAM_OPENDATA_URL: url },
+  });
+});
+afterAll(async () => {
+  await t?.close();
+  await new Promise((resolve) => upstream?.close(resolve));
+});
+
+async function expectProviderFailure(provider: string, operation: string, input: unknown, message: string) {
+  const response = await t.call(provider, operation, input);
+  const body = (await response.json()) as { error: Record<string, unknown> };
+  expect(response.status).toBe(502);
+  expect(body.error).toEqual({
+    code: "provider_unavailable",
+    message,
+    provider,
+    request_id: response.headers.get("x-request-id"),
+    retryable: true,
+  });
+}
+
+const operations: [string, string, Record<string, unknown>][] = [
+  ["catalog", "site_metadata", {}],
+  ["catalog", "product_detail", { product_id: "cat-prd-0001" }],
+  ["homegoods", "site_metadata", {}],
+  ["opendata", "list_holidays", { year: 2026 }],
+];
+
+describe("a 2xx that is not JSON", () => {
+  for (const body of ["<html>maintenance</html>", '{"siteName": "cut', ""]) {
+    it(`${JSON.stringify(body)}: 502 provider_unavailable from every provider`, async () => {
+      answer = { status: 200, body };
+      for (const [provider, operation, input] of operations) {
+        await expectProviderFailure(
+          provider,
+          operation,
+          input,
+          `The ${provider} provider answered HTTP 200 without a JSON body`,
+        );
+      }
+    });
+  }
+});
+
+describe("JSON of the wrong shape", () => {
+  it("is a 502 when the operation cannot read it, or its output would not match the schema", async () => {
+    for (const body of ["null", '"text"', '{"site":null}', '{"site":{"siteCode":1}}', '{"results":[{"date":1}]}']) {
+      answer = { status: 200, body };
+      for (const [provider, operation, input] of operations.filter(([p]) => p !== "catalog")) {
+        await expectProviderFailure(
+          provider,
+          operation,
+          input,
+          `The ${provider} provider answered in a shape the gateway cannot read`,
+        );
+      }
+    }
+  });
+});
+
+describe("a 429's Retry-After", () => {
+  it("is passed on as seconds, from delay-seconds or an HTTP-date, and left out when empty", async () => {
+    const retryAfter = async (value: string) => {
+      answer = { status: 429, body: "{}", headers: { "retry-after": value } };
+      const response = await t.call("opendata", "list_holidays", { year: 2026 });
+      expect(response.status).toBe(502);
+      return response.headers.get("retry-after");
+    };
+    expect(await retryAfter("7")).toBe("7");
+    const inAMinute = new Date(Date.now() + 60_000).toUTCString();
+    expect(Number(await retryAfter(inAMinute))).toBeGreaterThanOrEqual(58);
+    expect(Number(await retryAfter(inAMinute))).toBeLessThanOrEqual(61);
+    expect(await retryAfter("")).toBeNull();
+  });
+});
