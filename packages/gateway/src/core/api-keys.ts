@@ -100,9 +100,18 @@ export function toKeyView(row: ApiKeysTable): ApiKeyView {
   };
 }
 
-/** A key refused from its first request is a mistake in the request, not a key: its expiry must be in the future. */
+/**
+ * A key refused from its first request is a mistake in the request, not a key: its expiry must be in the future. NaN
+ * is what Date.parse makes of a date-time it cannot read though the format allows it (a leap second, :60).
+ */
 export function expiryRule(expiresAt: number | null | undefined, now: number): BrokenRule | undefined {
-  if (expiresAt == null || Number.isNaN(expiresAt) || expiresAt > now) return undefined;
+  if (expiresAt !== undefined && expiresAt !== null && Number.isNaN(expiresAt)) {
+    return {
+      message: "expires_at is not a time the gateway can read",
+      problems: [{ path: "/expires_at", message: "must be a date-time with seconds from 00 to 59" }],
+    };
+  }
+  if (expiresAt == null || expiresAt > now) return undefined;
   return {
     message: "expires_at is not in the future",
     problems: [{ path: "/expires_at", message: "must be later than now" }],

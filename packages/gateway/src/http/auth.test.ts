@@ -96,6 +96,22 @@ describe("401 unauthorized", () => {
     });
     expect((await call(t.key, "list_api_keys")).json.data.api_keys).toHaveLength(before);
   });
+
+  it("refuses an expiry the format allows but no clock has (a leap second), storing nothing", async () => {
+    const before = (await call(t.key, "list_api_keys")).json.data.api_keys.length;
+    const refused = await call(t.key, "create_api_key", { scopes: ["opendata"], expires_at: "2030-12-31T23:59:60Z" });
+    expect(refused.response.status).toBe(400);
+    expect(refused.json).toEqual({
+      error: {
+        code: "invalid_request",
+        message: "expires_at is not a time the gateway can read",
+        request_id: refused.response.headers.get("x-request-id"),
+        retryable: false,
+        details: [{ path: "/expires_at", message: "must be a date-time with seconds from 00 to 59" }],
+      },
+    });
+    expect((await call(t.key, "list_api_keys")).json.data.api_keys).toHaveLength(before);
+  });
 });
 
 describe("403 scope_denied", () => {
