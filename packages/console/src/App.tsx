@@ -1,7 +1,7 @@
 // The console: asks who is signed in, shows the sign-in page or the pages of the account, and goes back to sign-in
 // as soon as the session ends (any 401 of the console API).
 import { useEffect, useState } from "preact/hooks";
-import { api, bindSession, type Catalogue, type Session } from "./api.ts";
+import { ApiError, api, bindSession, type Catalogue, type Session } from "./api.ts";
 import { CatalogueContext } from "./catalogue.ts";
 import { Loading } from "./components/feedback.tsx";
 import { Layout } from "./Layout.tsx";
@@ -54,8 +54,12 @@ export function App() {
         onSignOut={async () => {
           await api.signOut().catch(async (error: unknown) => {
             // Another tab may have signed in again since this one read its CSRF token: the session is read again,
-            // and the sign-out made with its token. Without a session there is nothing left to end.
-            const current = await api.session().catch(() => undefined);
+            // and the sign-out made with its token. Without a session (401) there is nothing left to end; a session
+            // that cannot be read (the gateway unreachable) may still be alive, and the user is told, not signed out.
+            const current = await api.session().catch((reading: unknown) => {
+              if (reading instanceof ApiError && reading.status === 401) return undefined;
+              throw error;
+            });
             if (!current) return;
             bindSession(current.data, () => signedOut(true));
             await api.signOut().catch(() => {

@@ -266,6 +266,21 @@ describe("the console in a browser", () => {
     await visitor.close();
   });
 
+  it("stays signed in, and says so, when the gateway cannot be reached to sign out", async () => {
+    const offline = await context.newPage();
+    await offline.goto(`${t.url}/console`);
+    await offline.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    await offline.route("**/console/api/session", (route) => route.abort("connectionrefused"));
+    await offline.getByRole("button", { name: "Sign out" }).click();
+    await offline.getByText("The gateway could not be reached").waitFor();
+    expect(await offline.getByRole("heading", { name: "Sign in to the console" }).count()).toBe(0);
+    // The session is alive: signing out must be tried again once the gateway answers.
+    await offline.unroute("**/console/api/session");
+    await offline.reload();
+    await offline.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    await offline.close();
+  });
+
   it("signs out, from a tab whose CSRF token another tab's new sign-in replaced too", async () => {
     // A second tab signs out and in again: the cookie both tabs share is a new session's, this tab's token is not.
     const other = await context.newPage();
