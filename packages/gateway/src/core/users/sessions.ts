@@ -13,6 +13,8 @@ export interface ConsoleSession {
   accountId: string;
   csrfToken: string;
   expiresAt: number;
+  /** Set when this read moved the idle deadline forward: the cookie's Max-Age, in ms, that now matches it. */
+  renewedForMs?: number;
 }
 
 export const sessionIdleMs = 12 * 3600 * 1000;
@@ -72,6 +74,7 @@ export class Sessions {
         .set({ last_seen_at: row.last_seen_at, expires_at: row.expires_at })
         .where("id", "=", row.id)
         .execute();
+      return { ...toSession(row), renewedForMs: row.expires_at - now };
     }
     return toSession(row);
   }

@@ -2,10 +2,10 @@
 // Sec-Fetch-Site, when the browser sends them) and carry the session's CSRF token; every route but sign-in needs a
 // live session, resolved from the cookie.
 import { timingSafeEqual } from "node:crypto";
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../../core/errors.ts";
 import type { ConsoleSession, Sessions } from "../../core/users/sessions.ts";
-import { type CookieSettings, readCookie } from "./cookies.ts";
+import { type CookieSettings, readCookie, setSessionCookie } from "./cookies.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -38,14 +38,20 @@ function sameToken(expected: string, given: string | string[] | undefined): bool
 }
 
 export function sessionGuard(sessions: Sessions, cookie: CookieSettings, publicUrl: string) {
-  return async function guard(request: FastifyRequest): Promise<void> {
+  return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     requireSameOrigin(request, publicUrl);
-    const session = await sessions.resolve(readCookie(request, cookie.name));
+    const token = readCookie(request, cookie.name);
+    const session = await sessions.resolve(token);
     if (!session) {
       throw new GatewayError("unauthorized", "Sign in to the console first (no session, or it has ended)");
     }
     if (!safeMethods.has(request.method) && !sameToken(session.csrfToken, request.headers["x-csrf-token"])) {
       throw forbidden("Missing or wrong X-CSRF-Token header: reload the console and try again");
+    }
+    // The session's idle deadline moved: so does the cookie's, or the browser would drop it 12 hours after sign-in
+    // however active its user (at most once a minute, as the deadline moves).
+    if (token !== undefined && session.renewedForMs !== undefined) {
+      setSessionCookie(reply, cookie, token, session.renewedForMs);
     }
     request.consoleSession = session;
   };
