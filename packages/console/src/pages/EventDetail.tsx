@@ -91,8 +91,9 @@ export function EventDetailPage({ eventId }: { eventId: string }) {
             No endpoint subscribed to this type when it happened. Register one, then redeliver.
           </EmptyState>
         )}
+        {/* Oldest first, as list_event_deliveries answers them: the first delivery is number 1. */}
         {deliveries.data?.map((delivery, index) => (
-          <DeliveryCard key={delivery.id} delivery={delivery} number={deliveries.data!.length - index} />
+          <DeliveryCard key={delivery.id} delivery={delivery} number={index + 1} />
         ))}
       </section>
     </>

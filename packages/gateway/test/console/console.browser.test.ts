@@ -102,6 +102,13 @@ describe("the console in a browser", () => {
     expect(await accessibilityProblems(page)).toEqual([]);
     await page.getByRole("button", { name: "Redeliver" }).click();
     await page.getByRole("heading", { name: "Delivery 2" }).waitFor();
+    // Numbered in the order they were made: the first card is the original delivery, which succeeded.
+    const cards = page.locator("article.delivery");
+    expect(await cards.evaluateAll((all) => all.map((card) => card.getAttribute("aria-label")))).toEqual([
+      "Delivery 1",
+      "Delivery 2",
+    ]);
+    expect(await cards.first().getByText("succeeded").count()).toBeGreaterThan(0);
     await nav("Events");
     await page.getByRole("row").filter({ hasText: "test.event" }).first().waitFor();
     await screenshot(page, "06-events");
