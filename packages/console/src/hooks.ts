@@ -51,6 +51,19 @@ export function useAction<A extends unknown[], R>(action: (...args: A) => Promis
   return { run, pending, error, clearError: () => setError(undefined) };
 }
 
+/**
+ * The error a page shows of its loads and actions, the first that has one, with its dismiss handler: an action's error
+ * can be dismissed (the page is as it was), a load's cannot (there is nothing to show instead; it goes when the load
+ * succeeds again).
+ */
+export function shownError(...sources: { error: ApiError | undefined; clearError?: () => void }[]): {
+  error: ApiError | undefined;
+  onDismiss: (() => void) | undefined;
+} {
+  const source = sources.find((candidate) => candidate.error !== undefined);
+  return { error: source?.error, onDismiss: source?.clearError };
+}
+
 /** Calls `tick` every `ms` while `active`. */
 export function useInterval(tick: () => void, ms: number, active = true): void {
   const saved = useRef(tick);

@@ -4,7 +4,13 @@ import type { ComponentChildren } from "preact";
 import type { ApiError } from "../api.ts";
 import { CopyButton } from "./copy.tsx";
 
-export function ErrorNotice({ error, onDismiss }: { error: ApiError | undefined; onDismiss?: () => void }) {
+export function ErrorNotice({
+  error,
+  onDismiss,
+}: {
+  error: ApiError | undefined;
+  onDismiss?: (() => void) | undefined;
+}) {
   if (!error) return null;
   return (
     <div class="notice notice-error" role="alert">

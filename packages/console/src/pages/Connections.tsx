@@ -7,7 +7,7 @@ import { connectableProviders, useCatalogue } from "../catalogue.ts";
 import { ConfirmButton } from "../components/confirm.tsx";
 import { EmptyState, ErrorNotice, Loading } from "../components/feedback.tsx";
 import { Badge, Time } from "../components/format.tsx";
-import { useAction, useResource } from "../hooks.ts";
+import { shownError, useAction, useResource } from "../hooks.ts";
 import type { Connection } from "../resources.ts";
 import { ConnectForm } from "./ConnectForm.tsx";
 
@@ -91,7 +91,7 @@ export function ConnectionsPage() {
             </button>
           </form>
         </search>
-        <ErrorNotice error={first.error ?? remove.error ?? loadMore.error} onDismiss={remove.clearError} />
+        <ErrorNotice {...shownError(first, remove, loadMore)} />
         {first.loading && !first.data && <Loading label="Loading connections" />}
         {first.data && rows.length === 0 && (
           <EmptyState title={filtered ? "No connection matches" : "No connections yet"}>

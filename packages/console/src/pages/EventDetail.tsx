@@ -3,7 +3,7 @@
 import { api } from "../api.ts";
 import { EmptyState, ErrorNotice, Loading } from "../components/feedback.tsx";
 import { Json, Link, Time } from "../components/format.tsx";
-import { useAction, useInterval, useResource } from "../hooks.ts";
+import { shownError, useAction, useInterval, useResource } from "../hooks.ts";
 import type { Delivery, GatewayEvent } from "../resources.ts";
 import { DeliveryCard } from "./DeliveryCard.tsx";
 
@@ -37,7 +37,7 @@ export function EventDetailPage({ eventId }: { eventId: string }) {
       <p>
         <Link href="/console/events">← All events</Link>
       </p>
-      <ErrorNotice error={event.error ?? deliveries.error ?? redeliver.error} onDismiss={redeliver.clearError} />
+      <ErrorNotice {...shownError(event, deliveries, redeliver)} />
       {!event.data && event.loading && <Loading label="Loading the event" />}
       {event.data && (
         <section class="card" aria-labelledby="event-title">

@@ -6,7 +6,7 @@ import { ConfirmButton } from "../components/confirm.tsx";
 import { ShownOnce } from "../components/copy.tsx";
 import { EmptyState, ErrorNotice, Loading } from "../components/feedback.tsx";
 import { Badge, Time } from "../components/format.tsx";
-import { useAction, useResource } from "../hooks.ts";
+import { shownError, useAction, useResource } from "../hooks.ts";
 import type { ApiKey } from "../resources.ts";
 import { KeyForm } from "./KeyForm.tsx";
 
@@ -56,7 +56,7 @@ export function KeysPage() {
 
       <section aria-labelledby="keys-title" class="section">
         <h2 id="keys-title">Keys of this account</h2>
-        <ErrorNotice error={keys.error ?? revoke.error} onDismiss={revoke.clearError} />
+        <ErrorNotice {...shownError(keys, revoke)} />
         {keys.loading && !keys.data && <Loading label="Loading keys" />}
         {keys.data?.length === 0 && (
           <EmptyState title="No API keys yet">Create one above to call the API from your server.</EmptyState>

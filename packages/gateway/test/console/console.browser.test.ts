@@ -120,6 +120,21 @@ describe("the console in a browser", () => {
     await page.getByText("No connections yet").waitFor();
   });
 
+  it("shows a failed load's error without a dismiss button that could not dismiss it", async () => {
+    const failing = "**/console/api/operations/platform/list_connections";
+    const error = { code: "internal_error", message: "The list failed", request_id: "req_x", retryable: false };
+    await page.route(failing, (route) =>
+      route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error }) }),
+    );
+    try {
+      await page.goto(`${t.url}/console/connections`);
+      await page.getByRole("alert").getByText("The list failed").waitFor();
+      expect(await page.getByRole("button", { name: "Dismiss error" }).count()).toBe(0);
+    } finally {
+      await page.unroute(failing);
+    }
+  });
+
   it("starts a connect session, shows its link, and lists the connection it made", async () => {
     const connectForm = page.getByRole("form", { name: "Connect a provider account" });
     await connectForm.getByLabel("Provider").selectOption("shopping");
