@@ -125,6 +125,21 @@ describe("header values that cannot be sent: a TypeError at once, nothing sent, 
   });
 });
 
+describe("calling again after a retryable error", () => {
+  it("passes error.idempotencyKey back as it is, null for a call that sent none", async () => {
+    const { client } = sdk();
+    script = [rateLimited("120")];
+    const error = (await client.catalog.siteMetadata(undefined, { maxRetries: 0 }).catch((e: unknown) => e)) as
+      | GatewayError
+      | undefined;
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error?.idempotencyKey).toBeNull();
+    const again = await client.catalog.siteMetadata(undefined, { idempotencyKey: error?.idempotencyKey });
+    expect(again.meta.source).toBe("x");
+    expect(received).toBe(2);
+  });
+});
+
 describe("new GatewayClient", () => {
   it("refuses a missing key, a base URL that is not http(s), and bad retry or timeout numbers", () => {
     expect(() => new GatewayClient({ apiKey: "", baseUrl })).toThrow(TypeError);
@@ -132,6 +147,31 @@ describe("new GatewayClient", () => {
     expect(() => new GatewayClient({ apiKey: "k", baseUrl, maxRetries: -1 })).toThrow(RangeError);
     expect(() => new GatewayClient({ apiKey: "k", baseUrl, maxRetries: 1.5 })).toThrow(RangeError);
     expect(() => new GatewayClient({ apiKey: "k", baseUrl, timeoutMs: 0 })).toThrow(RangeError);
+    // Past the longest timer (2^31 - 1 ms) a timeout would fire at once: refused rather than timing out every call.
+    expect(() => new GatewayClient({ apiKey: "k", baseUrl, timeoutMs: 2 ** 31 })).toThrow(RangeError);
+    expect(() => new GatewayClient({ apiKey: "k", baseUrl, timeoutMs: 2 ** 31 - 1 })).not.toThrow();
+  });
+
+  it("refuses a base URL fetch could not use under a path, without repeating it (it may hold a password)", () => {
+    for (const unusable of [
+      "https://user:s3cret@gateway.example.com",
+      "http://exa mple.com",
+      "https://gateway.example.com/?x=1",
+      "https://gateway.example.com?",
+      "https://gateway.example.com/#top",
+    ]) {
+      const error = (() => {
+        try {
+          new GatewayClient({ apiKey: "k", baseUrl: unusable });
+        } catch (caught) {
+          return caught as Error;
+        }
+        return undefined;
+      })();
+      expect(error, unusable).toBeInstanceOf(TypeError);
+      expect(error?.message).not.toContain("s3cret");
+    }
+    expect(() => new GatewayClient({ apiKey: "k", baseUrl: "https://gateway.example.com/gw/" })).not.toThrow();
   });
 
   it("exposes one frozen group per provider, enumerable, with a method per operation", () => {

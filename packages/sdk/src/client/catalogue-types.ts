@@ -30,5 +30,7 @@ export interface CatalogueProvider {
 }
 
 export interface OperationsCatalogue {
+  /** The schemas operations' schemas refer to by name (`{"$ref": "JsonValue"}`), by that name. */
+  schemas: Record<string, Record<string, unknown>>;
   providers: CatalogueProvider[];
 }

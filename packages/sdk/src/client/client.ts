@@ -57,8 +57,11 @@ class BaseGatewayClient {
 
   constructor(options: GatewayClientOptions) {
     if (typeof options?.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required");
-    if (typeof options.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
-      throw new TypeError("baseUrl must be an http(s) URL, e.g. https://gateway.example.com");
+    if (!usableBaseUrl(options.baseUrl)) {
+      // The URL is not repeated: it may carry a password.
+      throw new TypeError(
+        "baseUrl must be an http(s) URL without credentials, query or fragment, e.g. https://gateway.example.com",
+      );
     }
     this.#apiKey = checkedHeaderValue("apiKey", options.apiKey);
     this.#baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -133,7 +136,7 @@ class BaseGatewayClient {
     }
     const ownKey = options?.idempotencyKey;
     const idempotencyKey =
-      ownKey === undefined ? (info?.createsState ? newIdempotencyKey() : undefined) : checkedIdempotencyKey(ownKey);
+      ownKey == null ? (info?.createsState ? newIdempotencyKey() : undefined) : checkedIdempotencyKey(ownKey);
     if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
     const repeatable = isRepeatable({ method: "POST", readOnly: info?.readOnly ?? false, idempotencyKey });
     const path = `/v1/${encodeURIComponent(provider)}/${encodeURIComponent(operation)}`;
@@ -197,8 +200,24 @@ function checkedCount(name: string, value: number): number {
   return value;
 }
 
+/** Whether fetch can send to paths under this URL: http(s), and nothing a path cannot follow or fetch refuses. */
+function usableBaseUrl(value: unknown): value is string {
+  if (typeof value !== "string" || !/^https?:\/\//i.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return url.username === "" && url.password === "" && url.search === "" && url.hash === "" && !/[?#]/.test(value);
+  } catch {
+    return false;
+  }
+}
+
+/** The longest delay a timer keeps (2^31 - 1 ms, about 24.8 days); a longer one would fire at once. */
+const maxTimeoutMs = 2_147_483_647;
+
 function checkedTimeout(value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError("timeoutMs must be a positive number");
+  if (!Number.isFinite(value) || value <= 0 || value > maxTimeoutMs) {
+    throw new RangeError(`timeoutMs must be a positive number of milliseconds, at most ${maxTimeoutMs}`);
+  }
   return value;
 }
 

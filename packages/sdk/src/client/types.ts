@@ -31,9 +31,10 @@ export interface CallOptions {
    * Sent as `Idempotency-Key`: 1 to 255 printable ASCII characters, else the call throws a TypeError before sending.
    * Operations that change state get a fresh UUID when this is absent; every retry of the call reuses the same key,
    * so the gateway executes the operation at most once. Pass your own to make a retry across processes (after a
-   * crash) safe as well.
+   * crash) safe as well. `null` counts as absent, so that `error.idempotencyKey` (null for a call that sent none)
+   * can be passed back as it is.
    */
-  idempotencyKey?: string | undefined;
+  idempotencyKey?: string | null | undefined;
   /** Cancels the call: the request in flight and any wait before a retry. The promise rejects with `signal.reason`. */
   signal?: AbortSignal | undefined;
   /** Overrides the client's `maxRetries` for this call. */
