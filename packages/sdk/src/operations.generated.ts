@@ -797,7 +797,7 @@ export interface HomegoodsOperations {
   /**
    * The category tree
    *
-   * The root category and its descendants down to `depth` levels (default 3).
+   * The root category and its descendants down to `depth` levels (default 3). A category at the last level that has sub-categories has no `children` (not expanded: ask for a greater depth); `children: []` means it has none.
    *
    * `homegoods:product_categories` · API key only · read-only, retried freely.
    */

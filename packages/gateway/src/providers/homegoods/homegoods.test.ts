@@ -51,6 +51,21 @@ describe("homegoods", () => {
     expect(imageless).not.toHaveProperty("image_url");
   });
 
+  it("tells a category not expanded (past depth) from one without sub-categories", async () => {
+    const tree = async (depth: number) =>
+      ((await (await t.call("homegoods", "product_categories", { depth })).json()) as any).data;
+    const find = (n: any, id: string): any =>
+      n.id === id ? n : (n.children ?? []).map((c: any) => find(c, id)).find(Boolean);
+    const shallow = find(await tree(1), "hg-10");
+    expect(shallow).toBeDefined();
+    expect(shallow).not.toHaveProperty("children");
+    const deep = await tree(5);
+    expect(find(deep, "hg-10").children.length).toBeGreaterThan(0);
+    // A leaf, fully expanded, says it has none.
+    const leaf = (n: any): any => (n.children?.length ? n.children.map(leaf).find(Boolean) : n);
+    expect(leaf(deep).children).toEqual([]);
+  });
+
   it("pages a category's products", async () => {
     const first = (await (
       await t.call("homegoods", "browse_products", { category_id: "hg-10", limit: 30 })

@@ -21,7 +21,9 @@ const image = (path: string) => `https://img.kurashi-no-mori.example.jp/${path}`
 const productCategories = defineOperation({
   id: "product_categories",
   summary: "The category tree",
-  description: "The root category and its descendants down to `depth` levels (default 3).",
+  description:
+    "The root category and its descendants down to `depth` levels (default 3). A category at the last level that has " +
+    "sub-categories has no `children` (not expanded: ask for a greater depth); `children: []` means it has none.",
   auth: "none",
   readOnly: true,
   input: StrictObject({ depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })) }),
@@ -29,7 +31,7 @@ const productCategories = defineOperation({
   example: {
     input: { depth: 1 },
     output: node("hg-root", "すべてのカテゴリ", image("categories/hg-root.jpg"), [
-      node("hg-10", "家具", image("categories/hg-10.jpg"), []),
+      node("hg-10", "家具", image("categories/hg-10.jpg")),
     ]),
   },
   async handle(input, ctx) {

@@ -29,11 +29,18 @@ export interface UpstreamCategory {
   categoryCode: string;
   categoryName: string;
   imageUrl: string | null;
+  hasSubCategories?: boolean;
   subCategories?: UpstreamCategory[];
 }
 
-export const categoryNode = (c: UpstreamCategory): CategoryNodeValue =>
-  node(c.categoryCode, c.categoryName, c.imageUrl, c.subCategories?.map(categoryNode));
+/**
+ * A category and the sub-categories the answer expanded. One past the depth asked for, that has sub-categories, has
+ * no `children` (not expanded); `children: []` says a category has none.
+ */
+export const categoryNode = (c: UpstreamCategory): CategoryNodeValue => {
+  const notExpanded = c.hasSubCategories === true && (c.subCategories?.length ?? 0) === 0;
+  return node(c.categoryCode, c.categoryName, c.imageUrl, notExpanded ? undefined : c.subCategories?.map(categoryNode));
+};
 
 export interface UpstreamProductSummary {
   productCode: string;
