@@ -1,7 +1,19 @@
 // The machine-readable catalogue behind GET /v1/operations: every provider and operation with its schemas, and the
 // resource paths (aliases) that run it besides its uniform route.
+
+import type { Clock } from "../core/clock.ts";
 import { aliasPublicPath } from "../providers/aliases.ts";
 import type { Registry } from "../providers/registry.ts";
+
+/**
+ * The catalogue's answer in the success envelope, as every 200: the catalogue serialised once, the time it is answered
+ * at each request. GET /v1/operations and the console's copy of it both answer this.
+ */
+export function catalogueAnswer(registry: Registry, clock: Clock): () => string {
+  const data = JSON.stringify(catalogue(registry));
+  return () =>
+    `{"data":${data},"meta":{"source":"platform","fetched_at":"${new Date(clock.now()).toISOString()}"},"pagination":null}`;
+}
 
 export function catalogue(registry: Registry) {
   return {

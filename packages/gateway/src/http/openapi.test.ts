@@ -31,11 +31,11 @@ describe("GET /openapi.json", () => {
 
   it("declares every registry operation once, with markers and error responses", () => {
     const operations = t.gateway.registry.all();
-    // Resource aliases (e.g. /v1/dining/reservations/{reservation_id}) add their own paths.
+    // Resource aliases (e.g. /v1/dining/reservations/{reservation_id}) add their own paths, and the catalogue its own.
     const aliasPaths = new Set(
       t.gateway.registry.providers.flatMap((p) => (p.aliases ?? []).map((a) => `/v1/${p.id}${a.path}`)),
     );
-    expect(Object.keys(document.paths)).toHaveLength(operations.length + aliasPaths.size);
+    expect(Object.keys(document.paths)).toHaveLength(operations.length + aliasPaths.size + 1);
     for (const { provider, operation } of operations) {
       const entry = document.paths[`/v1/${provider.id}/${operation.id}`].post;
       expect(entry.operationId).toBe(`${provider.id}_${operation.id}`);
@@ -77,7 +77,15 @@ describe("GET /v1/operations", () => {
   it("lists every provider and operation with auth mode, lifecycle, version and schemas", async () => {
     const response = await fetch(`${t.url}/v1/operations`, { headers: { authorization: `Bearer ${t.key}` } });
     expect(response.status).toBe(200);
-    const { data } = (await response.json()) as { data: { providers: any[]; schemas: Record<string, any> } };
+    const body = (await response.json()) as {
+      data: { providers: any[]; schemas: Record<string, any> };
+      meta: unknown;
+      pagination: unknown;
+    };
+    // The success envelope, as every 200 answer.
+    expect(body.meta).toEqual({ source: "platform", fetched_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
+    expect(body.pagination).toBeNull();
+    const { data } = body;
     // Every bare $ref in the catalogue names one of its own schemas.
     const refs = [...JSON.stringify(data.providers).matchAll(/"\$ref":"([^"#]+)"/g)].map((m) => m[1]);
     expect(refs.length).toBeGreaterThan(0);
@@ -110,6 +118,22 @@ describe("GET /v1/operations", () => {
   it("needs a key", async () => {
     const response = await fetch(`${t.url}/v1/operations`);
     expect(response.status).toBe(401);
+  });
+
+  it("shows a list's example answer with its pagination, and null for an operation that is not a list", () => {
+    const example = (path: string) => document.paths[path].post.responses["200"].content["application/json"].example;
+    expect(example("/v1/catalog/search_products").pagination).toEqual({
+      next_cursor: expect.any(String),
+      has_more: true,
+    });
+    expect(example("/v1/catalog/product_detail").pagination).toBeNull();
+  });
+
+  it("is in the OpenAPI document, with the envelope and its errors", async () => {
+    const entry = document.paths["/v1/operations"].get;
+    expect(entry.operationId).toBe("list_operations");
+    expect(Object.keys(entry.responses)).toEqual(["200", "401", "429", "500"]);
+    expect(entry.responses["200"].content["application/json"].schema.required).toEqual(["data", "meta", "pagination"]);
   });
 });
 

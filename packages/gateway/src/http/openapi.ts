@@ -63,7 +63,7 @@ function operationObject(provider: ProviderDefinition, operation: OperationDefin
           example: {
             data: operation.example.output,
             meta: { source: provider.id, fetched_at: "2026-11-21T09:00:00.000Z" },
-            pagination: null,
+            pagination: examplePagination(operation),
           },
         },
       },
@@ -111,6 +111,19 @@ function operationObject(provider: ProviderDefinition, operation: OperationDefin
   };
 }
 
+/**
+ * The pagination of an operation's example answer: null for an operation that is not a list (it takes no cursor);
+ * for a list whose example asks for a short page, the next page's cursor, as the real answer has; else the last page.
+ */
+function examplePagination(operation: OperationDefinition) {
+  const input = operation.input as TSchema & { properties?: Record<string, unknown> };
+  if (!input.properties || !("cursor" in input.properties)) return null;
+  const shortPage = "limit" in (operation.example.input as object);
+  return shortPage
+    ? { next_cursor: "Yk3qL9xV2mNw8RtZ5pHc7sJd4fGa1eUo6iBy0TnKvWq", has_more: true }
+    : { next_cursor: null, has_more: false };
+}
+
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 /** Statuses whose answer is stored under an Idempotency-Key and replayed (400, 401, 403 and 429 executed nothing). */
 const replayable = new Set(["200", "404", "409", "422", "500", "502"]);
@@ -135,8 +148,59 @@ function bodySchema(input: TSchema & { required?: string[]; properties?: Record<
   return { ...input, properties, required: (input.required ?? []).filter((name) => !params.includes(name)) };
 }
 
+/** GET /v1/operations, the catalogue: the gateway's own route, answered with the success envelope as every 200. */
+function catalogueOperation() {
+  const errors = ["401", "429", "500"].map((status) => [
+    status,
+    {
+      description: errorResponses[status],
+      headers: responseHeaders(status, false),
+      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+    },
+  ]);
+  return {
+    operationId: "list_operations",
+    summary: "The catalogue of operations",
+    description:
+      "Every provider and operation with its auth mode, lifecycle, version, input and output JSON Schema, example and " +
+      'resource paths; `schemas` holds the schemas they refer to by name (`{"$ref": "JsonValue"}`). Any valid key may read it.',
+    tags: ["platform"],
+    "x-lifecycle": "stable",
+    "x-operation-version": "1.0.0",
+    "x-connection-required": false,
+    "x-auth-mode": "none",
+    responses: {
+      "200": {
+        description: "Success.",
+        headers: responseHeaders("200", false),
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              required: ["data", "meta", "pagination"],
+              properties: {
+                data: {
+                  type: "object",
+                  required: ["schemas", "providers"],
+                  properties: {
+                    schemas: { type: "object", additionalProperties: { type: "object" } },
+                    providers: { type: "array", items: { type: "object" } },
+                  },
+                },
+                meta: { $ref: "#/components/schemas/Meta" },
+                pagination: { $ref: "#/components/schemas/Pagination" },
+              },
+            },
+          },
+        },
+      },
+      ...Object.fromEntries(errors),
+    },
+  };
+}
+
 export function buildOpenApiDocument(registry: Registry, serverUrl: string) {
-  const paths: Record<string, unknown> = {};
+  const paths: Record<string, unknown> = { "/v1/operations": { get: catalogueOperation() } };
   for (const provider of registry.providers) {
     for (const operation of provider.operations) {
       paths[`/v1/${provider.id}/${operation.id}`] = { post: operationObject(provider, operation) };

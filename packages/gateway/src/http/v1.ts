@@ -6,7 +6,7 @@ import { GatewayError } from "../core/errors.ts";
 import type { Registry } from "../providers/registry.ts";
 import { registerAliasRoutes } from "./aliases.ts";
 import { bodyAsObject } from "./body.ts";
-import { catalogue } from "./catalogue.ts";
+import { catalogueAnswer } from "./catalogue.ts";
 import { admitOperation, type ExecuteDeps, executeOperation, requestOperation } from "./execute.ts";
 
 export interface V1Options extends ExecuteDeps {
@@ -43,9 +43,9 @@ export async function v1Routes(app: FastifyInstance, options: V1Options): Promis
   });
   for (const extend of options.extensions ?? []) await extend(app);
 
-  const catalogueBody = JSON.stringify({ data: catalogue(options.registry) });
+  const catalogueBody = catalogueAnswer(options.registry, options.core.clock);
   app.get("/v1/operations", async (_request, reply) =>
-    reply.type("application/json; charset=utf-8").send(catalogueBody),
+    reply.type("application/json; charset=utf-8").send(catalogueBody()),
   );
 
   app.post<{ Params: { provider: string; operation: string } }>(operationRoute, {

@@ -7,7 +7,7 @@ import { GatewayError, isGatewayError } from "../../core/errors.ts";
 import type { ConsoleSession } from "../../core/users/sessions.ts";
 import type { Registry } from "../../providers/registry.ts";
 import { bodyAsObject } from "../body.ts";
-import { catalogue } from "../catalogue.ts";
+import { catalogueAnswer } from "../catalogue.ts";
 import { type ExecuteDeps, executeOperation } from "../execute.ts";
 import type { ConnectionHandles } from "./connection-handles.ts";
 
@@ -29,9 +29,9 @@ export const userPrincipal = (session: ConsoleSession): Principal => ({
 });
 
 export function operationRoutes(app: FastifyInstance, deps: OperationRouteDeps) {
-  const catalogueBody = JSON.stringify({ data: catalogue(deps.registry) });
+  const catalogueBody = catalogueAnswer(deps.registry, deps.core.clock);
   app.get("/console/api/catalogue", async (_request, reply) =>
-    reply.type("application/json; charset=utf-8").send(catalogueBody),
+    reply.type("application/json; charset=utf-8").send(catalogueBody()),
   );
 
   app.post<{ Params: { provider: string; operation: string } }>(
