@@ -9,6 +9,12 @@ import type { FastifyInstance } from "fastify";
 
 export async function docsRoutes(app: FastifyInstance, options: { document: object }) {
   const body = JSON.stringify(options.document);
+  // As the gateway's other pages: no type sniffing, and no Referer to the sites the reference links to.
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    reply.header("x-content-type-options", "nosniff");
+    reply.header("referrer-policy", "no-referrer");
+    done(null, payload);
+  });
   app.get("/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(body));
   // Resolved against the page's copy's own address, /docs/json: the gateway's root, under any path prefix too.
   const pageDocument = {

@@ -147,5 +147,7 @@ describe("GET /docs", () => {
     const policy = response.headers.get("content-security-policy") ?? "";
     expect(policy).toContain("script-src 'self'");
     expect(policy).not.toContain("upgrade-insecure-requests");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("referrer-policy")).toBe("no-referrer");
   });
 });
