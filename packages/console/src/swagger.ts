@@ -51,12 +51,14 @@ export type Spec = {
  */
 export function browserSpec(document: Spec, origin: string, provider?: string): Spec {
   const paths: Spec["paths"] = {};
-  const keep = (path: string) =>
-    !path.startsWith("/v1/platform/") && (provider === undefined || path.startsWith(`/v1/${provider}/`));
+  // By tag, the provider's id: the platform's operations (and the catalogue, tagged platform too) are not for tokens.
+  const keep = (tags: string[] | undefined) =>
+    !tags?.includes("platform") && (provider === undefined || tags?.includes(provider) === true);
   for (const [path, item] of Object.entries(document.paths)) {
-    if (!keep(path)) continue;
+    const kept = Object.entries(item).filter(([, operation]) => keep(operation.tags));
+    if (kept.length === 0) continue;
     paths[path] = Object.fromEntries(
-      Object.entries(item).map(([method, operation]) => [
+      kept.map(([method, operation]) => [
         method,
         { ...operation, parameters: (operation.parameters ?? []).filter((p) => p.name !== "X-Gateway-Connection-Id") },
       ]),
