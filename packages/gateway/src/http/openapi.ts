@@ -45,37 +45,14 @@ function operationObject(provider: ProviderDefinition, operation: OperationDefin
   }
   const idempotent = !operation.readOnly && (alias?.method ?? "POST") === "POST";
   if (idempotent) parameters.push({ $ref: "#/components/parameters/IdempotencyKey" });
-  const responses: Record<string, unknown> = {
-    "200": {
-      description: "Success.",
-      headers: responseHeaders("200", idempotent),
-      content: {
-        "application/json": {
-          schema: {
-            type: "object",
-            required: ["data", "meta", "pagination"],
-            properties: {
-              data: toOpenApiSchema(operation.output),
-              meta: { $ref: "#/components/schemas/Meta" },
-              pagination: { $ref: "#/components/schemas/Pagination" },
-            },
-          },
-          example: {
-            data: operation.example.output,
-            meta: { source: provider.id, fetched_at: "2026-11-21T09:00:00.000Z" },
-            pagination: examplePagination(operation),
-          },
-        },
-      },
-    },
+  const responses = {
+    "200": successResponse(toOpenApiSchema(operation.output), idempotent, {
+      data: operation.example.output,
+      meta: { source: provider.id, fetched_at: "2026-11-21T09:00:00.000Z" },
+      pagination: examplePagination(operation),
+    }),
+    ...errorResponsesOf(Object.keys(errorResponses), idempotent),
   };
-  for (const [status, description] of Object.entries(errorResponses)) {
-    responses[status] = {
-      description,
-      headers: responseHeaders(status, idempotent),
-      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
-    };
-  }
   const uniform = `POST /v1/${provider.id}/${operation.id}`;
   const description = alias
     ? `Resource path of \`${uniform}\`: same input, answer, errors${alias.method === "POST" ? " and Idempotency-Key" : ""}.` +
@@ -148,16 +125,48 @@ function bodySchema(input: TSchema & { required?: string[]; properties?: Record<
   return { ...input, properties, required: (input.required ?? []).filter((name) => !params.includes(name)) };
 }
 
+/** The success envelope's 200, with `data` as given. */
+function successResponse(data: unknown, idempotent: boolean, example?: unknown) {
+  const schema = {
+    type: "object",
+    required: ["data", "meta", "pagination"],
+    properties: {
+      data,
+      meta: { $ref: "#/components/schemas/Meta" },
+      pagination: { $ref: "#/components/schemas/Pagination" },
+    },
+  };
+  return {
+    description: "Success.",
+    headers: responseHeaders("200", idempotent),
+    content: { "application/json": { schema, ...(example !== undefined && { example }) } },
+  };
+}
+
+/** The error envelope's responses of these statuses. */
+function errorResponsesOf(statuses: string[], idempotent: boolean) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: errorResponses[status],
+        headers: responseHeaders(status, idempotent),
+        content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+      },
+    ]),
+  );
+}
+
 /** GET /v1/operations, the catalogue: the gateway's own route, answered with the success envelope as every 200. */
 function catalogueOperation() {
-  const errors = ["401", "429", "500"].map((status) => [
-    status,
-    {
-      description: errorResponses[status],
-      headers: responseHeaders(status, false),
-      content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
+  const data = {
+    type: "object",
+    required: ["schemas", "providers"],
+    properties: {
+      schemas: { type: "object", additionalProperties: { type: "object" } },
+      providers: { type: "array", items: { type: "object" } },
     },
-  ]);
+  };
   return {
     operationId: "list_operations",
     summary: "The catalogue of operations",
@@ -169,33 +178,7 @@ function catalogueOperation() {
     "x-operation-version": "1.0.0",
     "x-connection-required": false,
     "x-auth-mode": "none",
-    responses: {
-      "200": {
-        description: "Success.",
-        headers: responseHeaders("200", false),
-        content: {
-          "application/json": {
-            schema: {
-              type: "object",
-              required: ["data", "meta", "pagination"],
-              properties: {
-                data: {
-                  type: "object",
-                  required: ["schemas", "providers"],
-                  properties: {
-                    schemas: { type: "object", additionalProperties: { type: "object" } },
-                    providers: { type: "array", items: { type: "object" } },
-                  },
-                },
-                meta: { $ref: "#/components/schemas/Meta" },
-                pagination: { $ref: "#/components/schemas/Pagination" },
-              },
-            },
-          },
-        },
-      },
-      ...Object.fromEntries(errors),
-    },
+    responses: { "200": successResponse(data, false), ...errorResponsesOf(["401", "429", "500"], false) },
   };
 }
 
