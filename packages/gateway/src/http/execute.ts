@@ -77,13 +77,15 @@ export async function executeOperation(
     ]);
   }
 
+  // A provider with an upstream (all but the platform's and tests'): what it answers can be what its API does not.
+  const fromUpstream = provider.sandbox !== undefined;
   let result: Awaited<ReturnType<typeof operation.handle>>;
   try {
     result = await operation.handle(input, ctx);
   } catch (error) {
     // A mapping that fails on the provider's answer (a field missing, a date that is not one) is the provider
     // answering what its API does not: a 502 with `provider`, as any other provider failure; the log keeps the cause.
-    if (!(error instanceof TypeError || error instanceof RangeError) || provider.sandbox === undefined) throw error;
+    if (!(error instanceof TypeError || error instanceof RangeError) || !fromUpstream) throw error;
     request.log.error(
       { err: error, request_id: request.id, provider: provider.id, operation: operation.id },
       "the provider's answer could not be read",
@@ -101,7 +103,7 @@ export async function executeOperation(
       },
       "operation output does not match its schema",
     );
-    if (provider.sandbox !== undefined) throw unreadableAnswer(provider.id);
+    if (fromUpstream) throw unreadableAnswer(provider.id);
     throw new GatewayError("internal_error", `The answer of ${provider.id}:${operation.id} did not match its schema`);
   }
   return {

@@ -77,13 +77,7 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
       });
       options.onCall?.({ providerId, status: response.statusCode, seconds: (performance.now() - started) / 1000 });
       raw = { status: response.statusCode, body: parseJson(response.text), retryAfter: response.retryAfter };
-      // A 2xx is the API's answer only as JSON: a maintenance page, a cut-off or an empty body is the provider failing
-      // (502, counted by the breaker), not data to map. 204 and 205 carry no body by definition.
-      if (raw.status >= 200 && raw.status < 300 && raw.body === notJson && raw.status !== 204 && raw.status !== 205) {
-        throw unavailable(`The ${providerId} provider answered HTTP ${raw.status} without a JSON body`);
-      }
     } catch (error) {
-      if (error instanceof GatewayError) throw error;
       options.onCall?.({ providerId, status: "error", seconds: (performance.now() - started) / 1000 });
       const code = (error as { code?: string }).code ?? "";
       const timedOut = code.includes("TIMEOUT");
@@ -98,7 +92,13 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
         { cause: error, notExecuted: neverSent },
       );
     }
-    if (raw.status >= 200 && raw.status < 300) return raw.body === notJson ? null : raw.body;
+    if (raw.status >= 200 && raw.status < 300) {
+      if (raw.body !== notJson) return raw.body;
+      // 204 and 205 carry no body by definition. Any other 2xx is the API's answer only as JSON: a maintenance page, a
+      // cut-off or an empty body is the provider failing (502, counted by the breaker), not data to map.
+      if (raw.status === 204 || raw.status === 205) return null;
+      throw unavailable(`The ${providerId} provider answered HTTP ${raw.status} without a JSON body`);
+    }
     throw mapUpstreamError(providerId, raw, options.errorMessage);
   }
 
