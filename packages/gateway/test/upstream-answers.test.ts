@@ -67,7 +67,7 @@ describe("JSON of the wrong shape", () => {
   it("is a 502 when the operation cannot read it, or its output would not match the schema", async () => {
     for (const body of ["null", '"text"', '{"site":null}', '{"site":{"siteCode":1}}', '{"results":[{"date":1}]}']) {
       answer = { status: 200, body };
-      for (const [provider, operation, input] of operations.filter(([p]) => p !== "catalog")) {
+      for (const [provider, operation, input] of operations) {
         await expectProviderFailure(
           provider,
           operation,
@@ -75,6 +75,65 @@ describe("JSON of the wrong shape", () => {
           `The ${provider} provider answered in a shape the gateway cannot read`,
         );
       }
+    }
+  });
+});
+
+describe("a catalogue answer missing or mistyping a field", () => {
+  // The catalogue's outputs are generic JSON values, so its output schema cannot see a hole: its answers are checked
+  // against the upstream's own record schemas before they are mapped.
+  const item = {
+    itemCode: "cat-prd-0001",
+    itemName: "米",
+    catchcopy: "",
+    itemCaption: "",
+    itemPrice: 4480,
+    taxRate: 8,
+    postageFlag: 0,
+    pointRate: 1,
+    genreId: 101,
+    genreName: "米・雑穀",
+    shopCode: "s",
+    shopName: "s",
+    janCode: "4900000000001",
+    itemUrl: "https://example.com/i",
+    imageUrls: [],
+    availability: true,
+    reviewCount: 0,
+    reviewAverage: 0,
+    tags: [],
+    releaseDate: "2026-01-01",
+    updatedAt: "2026-01-01T00:00:00Z",
+  };
+  const { itemPrice: _, ...withoutPrice } = item;
+
+  it("is mapped when whole", async () => {
+    answer = { status: 200, body: JSON.stringify({ item }) };
+    const response = await t.call("catalog", "product_detail", { product_id: "cat-prd-0001" });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { data: { price: unknown } }).data.price).toEqual({
+      amount: 4480,
+      currency: "JPY",
+    });
+  });
+
+  it("is a 502, not a 200 with the field left out", async () => {
+    const cases: [string, Record<string, unknown>, unknown][] = [
+      ["product_detail", { product_id: "cat-prd-0001" }, { item: withoutPrice }],
+      ["product_detail", { product_id: "cat-prd-0001" }, { item: { ...item, itemPrice: "4480" } }],
+      ["search_products", { query: "米" }, { count: 1, page: 1, pageCount: 1, items: [{}] }],
+      ["search_products", { query: "米" }, { count: 1, page: 1, items: [item] }],
+      ["store_detail", { store_id: "cat-str-001" }, { store: { storeId: "cat-str-001" } }],
+      ["search_trends", {}, { period: "daily", aggregatedFrom: "a", aggregatedTo: "b", trends: [{ rank: 1 }] }],
+    ];
+    for (const [operation, input, body] of cases) {
+      answer = { status: 200, body: JSON.stringify(body) };
+      await expectProviderFailure(
+        "catalog",
+        operation,
+        input,
+        "The catalog provider answered in a shape the gateway cannot read",
+      );
     }
   });
 });

@@ -83,8 +83,9 @@ export async function executeOperation(
   try {
     result = await operation.handle(input, ctx);
   } catch (error) {
-    // A mapping that fails on the provider's answer (a field missing, a date that is not one) is the provider
-    // answering what its API does not: a 502 with `provider`, as any other provider failure; the log keeps the cause.
+    // A mapping that fails on the provider's answer (a field missing, a date that is not one), or an answer that does
+    // not match the schema the call named (an UnreadableAnswer, a TypeError too), is the provider answering what its
+    // API does not: a 502 with `provider`, as any other provider failure; the log keeps the cause.
     if (!(error instanceof TypeError || error instanceof RangeError) || !fromUpstream) throw error;
     request.log.error(
       { err: error, request_id: request.id, provider: provider.id, operation: operation.id },

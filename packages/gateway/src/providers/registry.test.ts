@@ -4,7 +4,8 @@
 import type { TSchema } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
-import { createAjv, fieldProblems, providers, Registry } from "./registry.ts";
+import { createAjv } from "./ajv.ts";
+import { fieldProblems, providers, Registry } from "./registry.ts";
 
 const registry = new Registry(providers);
 const ajv = createAjv();

@@ -1,8 +1,8 @@
 // The one list of providers, and lookups with compiled validators. Adding a provider is one import and one line.
 import type { TSchema } from "@sinclair/typebox";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import type { FieldProblem } from "../core/errors.ts";
+import { createAjv } from "./ajv.ts";
 import { checkAliases } from "./aliases.ts";
 import { catalogProvider } from "./catalog/manifest.ts";
 import { deliveryProvider } from "./delivery/manifest.ts";
@@ -33,14 +33,6 @@ export interface CompiledOperation {
   operation: OperationDefinition;
   validateInput: ValidateFunction;
   validateOutput: ValidateFunction;
-}
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-
-export function createAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false });
-  addFormats(ajv);
-  return ajv;
 }
 
 export class Registry {

@@ -1,9 +1,12 @@
 // HTTP client of one provider's upstream: a keep-alive undici pool, a timeout, a circuit breaker, and the mapping of
 // upstream failures onto the gateway's error codes.
+import type { Static, TSchema } from "@sinclair/typebox";
+import type { ValidateFunction } from "ajv";
 import CircuitBreaker from "opossum";
 import { Pool } from "undici";
 import { credentialsRefused } from "../core/connections/with-access-token.ts";
 import { GatewayError, type GatewayErrorOptions } from "../core/errors.ts";
+import { createAjv } from "./ajv.ts";
 import { callUpstream, UpstreamTimeoutError } from "./upstream-call.ts";
 
 export interface UpstreamRequest {
@@ -16,9 +19,19 @@ export interface UpstreamRequest {
   accessToken?: string;
 }
 
+/**
+ * A request with the schema of the provider's 2xx answer, for a mapping whose output schema cannot catch a missing or
+ * mistyped field (the catalogue's outputs are generic JSON values). An answer that does not match is not mapped: the
+ * call throws an UnreadableAnswer, which the operation answers as a 502 `provider_unavailable`.
+ */
+export interface CheckedRequest<S extends TSchema = TSchema> extends UpstreamRequest {
+  answer: S;
+}
+
 export interface UpstreamClient {
   readonly baseUrl: string;
   /** Sends the request; a 2xx answers the parsed JSON body, anything else throws a GatewayError. */
+  request<S extends TSchema>(request: CheckedRequest<S>): Promise<Static<S>>;
   request<T = unknown>(request: UpstreamRequest): Promise<T>;
   close(): Promise<void>;
 }
@@ -57,7 +70,7 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
   const unavailable = (message: string, extra: GatewayErrorOptions = {}) =>
     new GatewayError("provider_unavailable", message, { provider: providerId, ...extra });
 
-  async function send(request: UpstreamRequest): Promise<unknown> {
+  async function send(request: UpstreamRequest & { answer?: TSchema }): Promise<unknown> {
     const headers: Record<string, string> = { accept: "application/json", ...request.headers };
     let body: string | undefined;
     if (request.body !== undefined) {
@@ -93,7 +106,10 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
       );
     }
     if (raw.status >= 200 && raw.status < 300) {
-      if (raw.body !== notJson) return raw.body;
+      if (raw.body !== notJson) {
+        if (request.answer) checkAnswer(request.answer, raw.body, `${request.method ?? "GET"} ${request.path}`);
+        return raw.body;
+      }
       // 204 and 205 carry no body by definition. Any other 2xx is the API's answer only as JSON: a maintenance page, a
       // cut-off or an empty body is the provider failing (502, counted by the breaker), not data to map.
       if (raw.status === 204 || raw.status === 205) return null;
@@ -206,6 +222,25 @@ function queryString(query: UpstreamRequest["query"]): string {
   }
   const text = params.toString();
   return text ? `?${text}` : "";
+}
+
+/** A provider's 2xx answer that is JSON but not of the shape its API documents. */
+export class UnreadableAnswer extends TypeError {
+  override name = "UnreadableAnswer";
+}
+
+const answerAjv = createAjv();
+const answerValidators = new WeakMap<TSchema, ValidateFunction>();
+
+function checkAnswer(schema: TSchema, body: unknown, call: string): void {
+  let validate = answerValidators.get(schema);
+  if (!validate) {
+    validate = answerAjv.compile(schema);
+    answerValidators.set(schema, validate);
+  }
+  if (validate(body)) return;
+  const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`);
+  throw new UnreadableAnswer(`The answer to ${call} does not match its schema: ${problems.join("; ")}`);
 }
 
 /** What parseJson answers for a body that is not JSON (an empty one included). */

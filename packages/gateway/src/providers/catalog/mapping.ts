@@ -1,56 +1,60 @@
-// The catalogue upstream's records in the gateway's vocabulary: snake_case, money as {amount, currency}, ids named
-// for what they identify.
-export interface UpstreamItem {
-  itemCode: string;
-  itemName: string;
-  catchcopy: string;
-  itemCaption: string;
-  itemPrice: number;
-  taxRate: number;
-  postageFlag: number;
-  pointRate: number;
-  genreId: number;
-  genreName: string;
-  shopCode: string;
-  shopName: string;
-  janCode: string;
-  itemUrl: string;
-  imageUrls: string[];
-  availability: boolean;
-  reviewCount: number;
-  reviewAverage: number;
-  tags: string[];
-  releaseDate: string;
-  updatedAt: string;
-  genrePath?: { genreId: number; genreName: string }[];
-}
+// The catalogue upstream's records, as schemas its answers are checked against (the operations' outputs are generic
+// JSON values, so a field missing from the answer would otherwise become a hole in a 200), and their mapping into the
+// gateway's vocabulary: snake_case, money as {amount, currency}, ids named for what they identify.
+import { type Static, Type } from "@sinclair/typebox";
 
-export interface UpstreamStore {
-  storeId: string;
-  storeName: string;
-  storeType: string;
-  postalCode: string;
-  prefecture: string;
-  ward: string;
-  addressLine: string;
-  fullAddress: string;
-  lat: number;
-  lng: number;
-  phone: string;
-  nearestStation: string;
-  walkMinutes: number;
-  openingHours: { dayOfWeek: string; open: string; close: string }[];
-  regularHoliday: string;
-  services: string[];
-  pickupAvailable: boolean;
-  distanceKm?: number;
-}
+const Genre = Type.Object({ genreId: Type.Integer(), genreName: Type.String() });
 
-export interface UpstreamList {
-  count: number;
-  page: number;
-  pageCount: number;
-}
+export const UpstreamItem = Type.Object({
+  itemCode: Type.String(),
+  itemName: Type.String(),
+  catchcopy: Type.String(),
+  itemCaption: Type.String(),
+  itemPrice: Type.Integer(),
+  taxRate: Type.Number(),
+  postageFlag: Type.Integer(),
+  pointRate: Type.Number(),
+  genreId: Type.Integer(),
+  genreName: Type.String(),
+  shopCode: Type.String(),
+  shopName: Type.String(),
+  janCode: Type.String(),
+  itemUrl: Type.String(),
+  imageUrls: Type.Array(Type.String()),
+  availability: Type.Boolean(),
+  reviewCount: Type.Integer(),
+  reviewAverage: Type.Number(),
+  tags: Type.Array(Type.String()),
+  releaseDate: Type.String(),
+  updatedAt: Type.String(),
+  genrePath: Type.Optional(Type.Array(Genre)),
+});
+export type UpstreamItem = Static<typeof UpstreamItem>;
+
+export const UpstreamStore = Type.Object({
+  storeId: Type.String(),
+  storeName: Type.String(),
+  storeType: Type.String(),
+  postalCode: Type.String(),
+  prefecture: Type.String(),
+  ward: Type.String(),
+  addressLine: Type.String(),
+  fullAddress: Type.String(),
+  lat: Type.Number(),
+  lng: Type.Number(),
+  phone: Type.String(),
+  nearestStation: Type.String(),
+  walkMinutes: Type.Integer(),
+  openingHours: Type.Array(Type.Object({ dayOfWeek: Type.String(), open: Type.String(), close: Type.String() })),
+  regularHoliday: Type.String(),
+  services: Type.Array(Type.String()),
+  pickupAvailable: Type.Boolean(),
+  distanceKm: Type.Optional(Type.Number()),
+});
+export type UpstreamStore = Static<typeof UpstreamStore>;
+
+/** A page of a list answer: `page` of `pageCount`, `count` in all. */
+export const UpstreamList = { count: Type.Integer(), page: Type.Integer(), pageCount: Type.Integer() };
 
 export const yen = (amount: number) => ({ amount, currency: "JPY" });
 

@@ -4,7 +4,37 @@ import { pagination } from "../paging.ts";
 import { Cursor, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { CategoryId, exampleProduct, Output, ProductId, page } from "./common.ts";
-import { product, type UpstreamItem, type UpstreamList } from "./mapping.ts";
+import { product, UpstreamItem, UpstreamList } from "./mapping.ts";
+
+const DetailAnswer = Type.Object({ item: UpstreamItem });
+
+const ReviewsAnswer = Type.Object({
+  ...UpstreamList,
+  reviewAverage: Type.Number(),
+  reviewCount: Type.Integer(),
+  ratingDistribution: Type.Record(Type.String(), Type.Integer()),
+  reviews: Type.Array(
+    Type.Object({
+      reviewId: Type.String(),
+      rating: Type.Integer(),
+      title: Type.String(),
+      comment: Type.String(),
+      nickname: Type.String(),
+      ageGroup: Type.String(),
+      postedAt: Type.String(),
+      helpfulCount: Type.Integer(),
+      purchaseVerified: Type.Boolean(),
+    }),
+  ),
+});
+
+const RecommendationsAnswer = Type.Object({
+  basis: Type.Object({
+    itemCode: Type.Union([Type.String(), Type.Null()]),
+    genreId: Type.Union([Type.Integer(), Type.Null()]),
+  }),
+  items: Type.Array(Type.Object({ rank: Type.Integer(), reason: Type.String(), item: UpstreamItem })),
+});
 
 export const productDetail = defineOperation({
   id: "product_detail",
@@ -16,8 +46,9 @@ export const productDetail = defineOperation({
   output: Output,
   example: { input: { product_id: "cat-prd-0001" }, output: exampleProduct },
   async handle(input, ctx) {
-    const { item } = await ctx.upstream.request<{ item: UpstreamItem }>({
+    const { item } = await ctx.upstream.request({
       path: `/api/v1/items/${encodeURIComponent(input.product_id)}`,
+      answer: DetailAnswer,
     });
     return { data: product(item) };
   },
@@ -46,17 +77,6 @@ export const productReviews = defineOperation({
     },
   },
   async handle(input, ctx) {
-    interface Review {
-      reviewId: string;
-      rating: number;
-      title: string;
-      comment: string;
-      nickname: string;
-      ageGroup: string;
-      postedAt: string;
-      helpfulCount: number;
-      purchaseVerified: boolean;
-    }
     const sorts: Record<string, string> = {
       newest: "-postedAt",
       helpful: "-helpfulCount",
@@ -64,16 +84,10 @@ export const productReviews = defineOperation({
       rating_asc: "+rating",
     };
     const paging = page(input);
-    const body = await ctx.upstream.request<
-      UpstreamList & {
-        reviewAverage: number;
-        reviewCount: number;
-        ratingDistribution: Record<string, number>;
-        reviews: Review[];
-      }
-    >({
+    const body = await ctx.upstream.request({
       path: `/api/v1/items/${encodeURIComponent(input.product_id)}/reviews`,
       query: { rating: input.rating, sort: input.sort && sorts[input.sort], ...paging },
+      answer: ReviewsAnswer,
     });
     return {
       data: {
@@ -125,12 +139,10 @@ export const recommendProducts = defineOperation({
     ];
   },
   async handle(input, ctx) {
-    const body = await ctx.upstream.request<{
-      basis: { itemCode: string | null; genreId: number | null };
-      items: { rank: number; reason: string; item: UpstreamItem }[];
-    }>({
+    const body = await ctx.upstream.request({
       path: "/api/v1/recommendations",
       query: { itemCode: input.product_id, genreId: input.category_id, hits: input.limit ?? 10 },
+      answer: RecommendationsAnswer,
     });
     return {
       data: {

@@ -1,10 +1,28 @@
 // catalog operations that list products: full-text search and category browsing.
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { pagination } from "../paging.ts";
 import { Cursor, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { CategoryId, exampleProduct, Output, page } from "./common.ts";
-import { product, type UpstreamItem, type UpstreamList } from "./mapping.ts";
+import { product, UpstreamItem, UpstreamList } from "./mapping.ts";
+
+const SearchAnswer = Type.Object({ ...UpstreamList, items: Type.Array(UpstreamItem) });
+
+const Genre = Type.Object({
+  genreId: Type.Integer(),
+  genreName: Type.String(),
+  genreNameEn: Type.String(),
+  imageUrl: Type.String(),
+  itemCount: Type.Integer(),
+});
+
+const BrowseAnswer = Type.Object({
+  ...UpstreamList,
+  genre: Genre,
+  parents: Type.Array(Genre),
+  children: Type.Array(Genre),
+  items: Type.Array(UpstreamItem),
+});
 
 export const searchProducts = defineOperation({
   id: "search_products",
@@ -44,8 +62,9 @@ export const searchProducts = defineOperation({
       newest: "-releaseDate",
     };
     const paging = page(input);
-    const body = await ctx.upstream.request<UpstreamList & { items: UpstreamItem[] }>({
+    const body = await ctx.upstream.request({
       path: "/api/v1/items/search",
+      answer: SearchAnswer,
       query: {
         keyword: input.query,
         genreId: input.category_id,
@@ -88,14 +107,7 @@ export const browseCatalog = defineOperation({
     },
   },
   async handle(input, ctx) {
-    interface Genre {
-      genreId: number;
-      genreName: string;
-      genreNameEn: string;
-      imageUrl: string;
-      itemCount: number;
-    }
-    const category = (g: Genre) => ({
+    const category = (g: Static<typeof Genre>) => ({
       id: String(g.genreId),
       name: g.genreName,
       name_en: g.genreNameEn,
@@ -103,9 +115,11 @@ export const browseCatalog = defineOperation({
       product_count: g.itemCount,
     });
     const paging = page(input);
-    const body = await ctx.upstream.request<
-      UpstreamList & { genre: Genre; parents: Genre[]; children: Genre[]; items: UpstreamItem[] }
-    >({ path: `/api/v1/genres/${input.category_id ?? "0"}/items`, query: paging });
+    const body = await ctx.upstream.request({
+      path: `/api/v1/genres/${input.category_id ?? "0"}/items`,
+      query: paging,
+      answer: BrowseAnswer,
+    });
     return {
       data: {
         category: category(body.genre),

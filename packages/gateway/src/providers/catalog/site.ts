@@ -3,6 +3,36 @@ import { Type } from "@sinclair/typebox";
 import { JsonValue, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 
+const SiteAnswer = Type.Object({
+  siteName: Type.String(),
+  siteNameEn: Type.String(),
+  siteUrl: Type.String(),
+  currency: Type.String(),
+  locale: Type.String(),
+  timeZone: Type.String(),
+  itemCount: Type.Integer(),
+  genreCount: Type.Integer(),
+  storeCount: Type.Integer(),
+  reviewCount: Type.Integer(),
+  updatedAt: Type.String(),
+});
+
+const TrendsAnswer = Type.Object({
+  period: Type.String(),
+  aggregatedFrom: Type.String(),
+  aggregatedTo: Type.String(),
+  trends: Type.Array(
+    Type.Object({
+      rank: Type.Integer(),
+      keyword: Type.String(),
+      genreId: Type.Integer(),
+      searchCount: Type.Integer(),
+      previousRank: Type.Union([Type.Integer(), Type.Null()]),
+      rankChange: Type.String(),
+    }),
+  ),
+});
+
 export const siteMetadata = defineOperation({
   id: "site_metadata",
   summary: "The catalogue's site",
@@ -22,19 +52,7 @@ export const siteMetadata = defineOperation({
     },
   },
   async handle(_input, ctx) {
-    const site = await ctx.upstream.request<{
-      siteName: string;
-      siteNameEn: string;
-      siteUrl: string;
-      currency: string;
-      locale: string;
-      timeZone: string;
-      itemCount: number;
-      genreCount: number;
-      storeCount: number;
-      reviewCount: number;
-      updatedAt: string;
-    }>({ path: "/api/v1/site" });
+    const site = await ctx.upstream.request({ path: "/api/v1/site", answer: SiteAnswer });
     return {
       data: {
         name: site.siteName,
@@ -78,21 +96,10 @@ export const searchTrends = defineOperation({
     },
   },
   async handle(input, ctx) {
-    const body = await ctx.upstream.request<{
-      period: string;
-      aggregatedFrom: string;
-      aggregatedTo: string;
-      trends: {
-        rank: number;
-        keyword: string;
-        genreId: number;
-        searchCount: number;
-        previousRank: number | null;
-        rankChange: string;
-      }[];
-    }>({
+    const body = await ctx.upstream.request({
       path: "/api/v1/trends",
       query: { period: input.period ?? "daily", genreId: input.category_id, hits: input.limit ?? 10 },
+      answer: TrendsAnswer,
     });
     return {
       data: {

@@ -4,6 +4,23 @@ import { StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { Output, ProductId } from "./common.ts";
 
+const InventoryAnswer = Type.Object({
+  itemCode: Type.String(),
+  itemName: Type.String(),
+  checkedAt: Type.String(),
+  stores: Type.Array(
+    Type.Object({
+      storeId: Type.String(),
+      storeName: Type.String(),
+      ward: Type.String(),
+      stockQuantity: Type.Integer(),
+      stockStatus: Type.String(),
+      pickupAvailable: Type.Boolean(),
+      pickupLeadMinutes: Type.Union([Type.Integer(), Type.Null()]),
+    }),
+  ),
+});
+
 export const checkPickupAvailability = defineOperation({
   id: "check_pickup_availability",
   summary: "In-store pickup stock of a product",
@@ -30,20 +47,8 @@ export const checkPickupAvailability = defineOperation({
     },
   },
   async handle(input, ctx) {
-    const body = await ctx.upstream.request<{
-      itemCode: string;
-      itemName: string;
-      checkedAt: string;
-      stores: {
-        storeId: string;
-        storeName: string;
-        ward: string;
-        stockQuantity: number;
-        stockStatus: string;
-        pickupAvailable: boolean;
-        pickupLeadMinutes: number | null;
-      }[];
-    }>({
+    const body = await ctx.upstream.request({
+      answer: InventoryAnswer,
       path: `/api/v1/items/${encodeURIComponent(input.product_id)}/inventory`,
       query: {
         storeIds: input.store_ids?.join(","),

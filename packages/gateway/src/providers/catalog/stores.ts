@@ -3,7 +3,10 @@ import { Type } from "@sinclair/typebox";
 import { pageFromCursor, pagination } from "../paging.ts";
 import { Cursor, JsonValue, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
-import { store, type UpstreamList, type UpstreamStore } from "./mapping.ts";
+import { store, UpstreamList, UpstreamStore } from "./mapping.ts";
+
+const SearchAnswer = Type.Object({ ...UpstreamList, stores: Type.Array(UpstreamStore) });
+const DetailAnswer = Type.Object({ store: UpstreamStore });
 
 const exampleStore = {
   id: "cat-str-001",
@@ -42,8 +45,9 @@ export const searchStores = defineOperation({
   },
   async handle(input, ctx) {
     const page = pageFromCursor(input.cursor);
-    const body = await ctx.upstream.request<UpstreamList & { stores: UpstreamStore[] }>({
+    const body = await ctx.upstream.request({
       path: "/api/v1/stores/search",
+      answer: SearchAnswer,
       query: {
         keyword: input.query,
         ward: input.ward,
@@ -72,8 +76,9 @@ export const storeDetail = defineOperation({
   output: Type.Ref(JsonValue),
   example: { input: { store_id: "cat-str-001" }, output: exampleStore },
   async handle(input, ctx) {
-    const body = await ctx.upstream.request<{ store: UpstreamStore }>({
+    const body = await ctx.upstream.request({
       path: `/api/v1/stores/${encodeURIComponent(input.store_id)}`,
+      answer: DetailAnswer,
     });
     return { data: store(body.store) };
   },

@@ -1,0 +1,11 @@
+// The one way the gateway builds a JSON Schema validator: operations' inputs and outputs, and upstream answers.
+import { Ajv } from "ajv";
+import addFormatsModule from "ajv-formats";
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+export function createAjv(): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false });
+  addFormats(ajv);
+  return ajv;
+}
