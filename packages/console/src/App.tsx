@@ -21,11 +21,20 @@ export function App() {
     setState({ kind: "signed-out", ended });
   };
   const signedIn = (session: Session) => {
-    bindSession(session, () => signedOut(true));
+    bindSession(session, () => signedOut(true), userChanged);
     setState({ kind: "signed-in", session });
     api.catalogue().then(
       (answer) => setCatalogue(answer.data),
       () => {},
+    );
+  };
+
+  // Another tab signed in as someone else: this one follows the browser's session, reading everything again.
+  const userChanged = () => {
+    bindSession(undefined, () => {});
+    api.session().then(
+      (answer) => signedIn(answer.data),
+      () => signedOut(true),
     );
   };
 
@@ -48,6 +57,7 @@ export function App() {
   return (
     <CatalogueContext.Provider value={catalogue}>
       <Layout
+        key={state.session.user.id}
         session={state.session}
         path={path}
         title={page.title}
@@ -61,7 +71,7 @@ export function App() {
               throw error;
             });
             if (!current) return;
-            bindSession(current.data, () => signedOut(true));
+            bindSession(current.data, () => signedOut(true), userChanged);
             await api.signOut().catch(() => {
               throw error;
             });

@@ -33,11 +33,24 @@ export class ApiError extends Error {
 }
 
 let csrfToken: string | undefined;
+let userId: string | undefined;
 let onSignedOut: (() => void) | undefined;
+let onUserChanged: (() => void) | undefined;
 
-export function bindSession(session: Session | undefined, signedOut: () => void): void {
+/**
+ * The session this page works under. The cookie is the browser's, shared by every tab: when another tab signs in as
+ * someone else, this page's requests come back marked with that user (`X-Console-User`), and `userChanged` is called
+ * instead of the answer being shown under this page's user.
+ */
+export function bindSession(
+  session: Session | undefined,
+  signedOut: () => void,
+  userChanged: () => void = () => {},
+): void {
   csrfToken = session?.csrf_token;
+  userId = session?.user.id;
   onSignedOut = signedOut;
+  onUserChanged = userChanged;
 }
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<Envelope<T>> {
@@ -59,6 +72,19 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       "network_error",
       "The gateway could not be reached. Check your connection and retry.",
       null,
+      undefined,
+      null,
+    );
+  }
+  const answeredFor = response.headers.get("x-console-user");
+  // The session's own route is how a page learns whose the session is: its answer is never another user's data.
+  if (userId !== undefined && answeredFor !== null && answeredFor !== userId && path !== "/console/api/session") {
+    onUserChanged?.();
+    throw new ApiError(
+      0,
+      "session_changed",
+      "Another tab signed in as someone else; this page now shows that session.",
+      response.headers.get("x-request-id"),
       undefined,
       null,
     );

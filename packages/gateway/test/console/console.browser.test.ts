@@ -303,6 +303,28 @@ describe("the console in a browser", () => {
     await offline.close();
   });
 
+  it("follows another tab's sign-in as someone else, never showing their data under this tab's name", async () => {
+    await createUser(t, "grace@example.com", "grace-account");
+    await nav("API keys");
+    await page.getByText("checkout service").first().waitFor();
+    const other = await context.newPage();
+    await other.goto(`${t.url}/console`);
+    await other.getByRole("button", { name: "Sign out" }).click();
+    await other.getByLabel("Email").fill("grace@example.com");
+    await other.getByLabel("Password").fill(password);
+    await other.getByRole("button", { name: "Sign in" }).click();
+    await other.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    await other.close();
+    // This tab still shows ada: the next page it reads is answered for grace, so the tab becomes grace's.
+    await expect(page.locator(".email").textContent()).resolves.toBe("ada@example.com");
+    await nav("Connections");
+    await page.locator(".email", { hasText: "grace@example.com" }).waitFor();
+    await nav("API keys");
+    await page.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    await page.waitForLoadState("networkidle");
+    expect(await page.getByText("checkout service").count()).toBe(0);
+  });
+
   it("signs out, from a tab whose CSRF token another tab's new sign-in replaced too", async () => {
     // A second tab signs out and in again: the cookie both tabs share is a new session's, this tab's token is not.
     const other = await context.newPage();

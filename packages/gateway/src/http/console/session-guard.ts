@@ -45,6 +45,10 @@ export function sessionGuard(sessions: Sessions, cookie: CookieSettings, publicU
     if (!session) {
       throw new GatewayError("unauthorized", "Sign in to the console first (no session, or it has ended)");
     }
+    // Every tab of a browser shares the cookie: a tab opened under another user learns from this, on any answer
+    // (the CSRF refusal of its token included), that its session is no longer the browser's, rather than showing this
+    // user's data under the other's name.
+    reply.header("x-console-user", session.userId);
     if (!safeMethods.has(request.method) && !sameToken(session.csrfToken, request.headers["x-csrf-token"])) {
       throw forbidden("Missing or wrong X-CSRF-Token header: reload the console and try again");
     }
