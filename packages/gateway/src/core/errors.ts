@@ -17,6 +17,9 @@ export const errorCatalogue = {
 export type ErrorCode = keyof typeof errorCatalogue;
 export const errorCodes = Object.keys(errorCatalogue) as ErrorCode[];
 
+/** Problems listed in one answer at most; an input with more has them found and said as the first ones are fixed. */
+export const maxProblems = 100;
+
 export interface FieldProblem {
   /** JSON pointer into the request body, "" for the body itself. */
   path: string;

@@ -4,7 +4,7 @@
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import secureJson from "secure-json-parse";
-import { type FieldProblem, invalidRequest } from "../core/errors.ts";
+import { type FieldProblem, invalidRequest, maxProblems } from "../core/errors.ts";
 import { sentMoreThanOnce } from "./raw-headers.ts";
 
 export const bodyLimitBytes = 1024 * 1024;
@@ -36,6 +36,18 @@ export function registerBodyParsing(app: FastifyInstance): void {
       if (withNul.length > 0) {
         return done(
           invalidRequest("The body contains the NUL character (\\u0000), which no field accepts", withNul),
+          undefined,
+        );
+      }
+      // So can a lone surrogate: half of a pair, which is no character, and which UTF-8 cannot encode (stored, it
+      // would read back as U+FFFD, not as what the answer to the write said).
+      const withLoneSurrogate = /\\u[dD][89a-fA-F]/.test(text) ? problemsWhere(parsed, loneSurrogateProblem) : [];
+      if (withLoneSurrogate.length > 0) {
+        return done(
+          invalidRequest(
+            "The body contains a lone surrogate (\\ud800 to \\udfff without its pair), which is no character",
+            withLoneSurrogate,
+          ),
           undefined,
         );
       }
@@ -102,7 +114,8 @@ interface Visit {
 
 /**
  * A problem for `value` and each member in it, nested ones included, that `problemOf` finds one with (given the
- * member's name, undefined for `value` itself, and its value), at its JSON pointer, in the order of the document.
+ * member's name, undefined for `value` itself, and its value), at its JSON pointer, in the order of the document; the
+ * first `maxProblems` of them.
  */
 function problemsWhere(
   value: unknown,
@@ -114,7 +127,7 @@ function problemsWhere(
   const stack: Visit[] = [{ name: undefined, value, parent: undefined }];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const message = problemOf(next.name, next.value);
-    if (message !== undefined) found.push({ path: pointerOf(next), message });
+    if (message !== undefined && found.push({ path: pointerOf(next), message }) === maxProblems) break;
     const members = next.value;
     if (members === null || typeof members !== "object") continue;
     // An array's member names are its indices. Pushed last member first, so that the first is visited next.
@@ -135,6 +148,14 @@ function pointerOf(visit: Visit): string {
   }
   return names.reverse().join("");
 }
+
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Half of a surrogate pair without the other half, in a member's name or in a string value. */
+const loneSurrogateProblem = (name: string | undefined, member: unknown) =>
+  (name !== undefined && loneSurrogate.test(name)) || (typeof member === "string" && loneSurrogate.test(member))
+    ? "must not contain a lone surrogate (\\ud800 to \\udfff without its pair)"
+    : undefined;
 
 /** U+0000 in a member's name or in a string value. */
 const nulProblem = (name: string | undefined, member: unknown) =>

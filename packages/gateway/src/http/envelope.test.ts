@@ -164,6 +164,34 @@ describe("malformed requests", () => {
     );
   });
 
+  it("lists the first 100 places of a NUL character, however many there are", async () => {
+    const result = await post("/v1/platform/create_api_key", {
+      body: JSON.stringify({ name: "k", scopes: Array(5000).fill("\u0000") }),
+      headers: json,
+    });
+    expectError(result, 400, "invalid_request", "");
+    const details = result.json.error.details as { path: string }[];
+    expect(details.map((d) => d.path)).toEqual(Array.from({ length: 100 }, (_, i) => `/scopes/${i}`));
+  });
+
+  it("refuses a lone surrogate, which no string of UTF-8 can hold, naming every place, and stores nothing", async () => {
+    await expectBodyRefused(
+      '{"name":"lone-\\ud800-x","scopes":["opendata"],"tail\\udfff":1,"pair":"\\ud83d\\ude00"}',
+      "The body contains a lone surrogate (\\ud800 to \\udfff without its pair), which is no character",
+      [
+        { path: "/name", message: "must not contain a lone surrogate (\\ud800 to \\udfff without its pair)" },
+        { path: "/tail\udfff", message: "must not contain a lone surrogate (\\ud800 to \\udfff without its pair)" },
+      ],
+    );
+    // A whole pair, escaped, is one character like any other.
+    const paired = await post("/v1/platform/create_api_key", {
+      body: '{"name":"smile \\ud83d\\ude00","scopes":["opendata"]}',
+      headers: json,
+    });
+    expect(paired.response.status).toBe(200);
+    expect(paired.json.data.api_key.name).toBe("smile \u{1F600}");
+  });
+
   it('refuses members named "__proto__", or "constructor" holding "prototype", naming each, and stores nothing', async () => {
     await expectBodyRefused(
       '{"name":"k","scopes":["*"],"__proto__":{"admin":true},"a":[{"constructor":{"prototype":{}}}],"constructor":1}',
@@ -269,6 +297,22 @@ describe("malformed requests", () => {
     );
     expect(details.find((d) => d.path === "/colour")?.message).toBe("is not an allowed property");
     expect(details.find((d) => d.path === "/name")?.message).toBe("must be string");
+  });
+
+  it("lists at most 100 problems, and only the first of an input of more than 10,000 values, answering at once", async () => {
+    const many = await post("/v1/platform/create_api_key", {
+      body: JSON.stringify({ name: "k", scopes: Array(150).fill(7) }),
+      headers: json,
+    });
+    expectError(many, 400, "invalid_request", "The input of platform:create_api_key is invalid");
+    expect(many.json.error.details).toHaveLength(100);
+    // Half a million values in under 1 MiB: listing a problem for each would take seconds and answer 177 MB.
+    const huge = await post("/v1/platform/set_webhook_endpoint", {
+      body: JSON.stringify({ url: "https://example.com/hooks", event_types: Array(520_000).fill(1) }),
+      headers: json,
+    });
+    expectError(huge, 400, "invalid_request", "The input of platform:set_webhook_endpoint is invalid");
+    expect(huge.json.error.details).toEqual([{ path: "/event_types", message: "must NOT have more than 50 items" }]);
   });
 
   it("reports a missing required field at its path", async () => {

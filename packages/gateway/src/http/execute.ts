@@ -60,7 +60,7 @@ export async function executeOperation(
     core: deps.core,
     clock: deps.core.clock,
   };
-  const schemaProblems = compiled.validateInput(input) ? [] : fieldProblems(compiled.validateInput.errors);
+  const schemaProblems = compiled.inputProblems(input);
   // A rule about a field that already fails its schema judges a value that is wrong anyway (an impossible date is not
   // "later than now" either): only the schema's problem is said.
   const ruled = operation.check?.(input, ctx) ?? [];

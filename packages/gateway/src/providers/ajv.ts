@@ -4,8 +4,8 @@ import addFormatsModule from "ajv-formats";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-export function createAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false });
+export function createAjv(options: { allErrors?: boolean } = {}): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, ...options });
   addFormats(ajv);
   return ajv;
 }

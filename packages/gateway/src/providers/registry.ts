@@ -1,7 +1,7 @@
 // The one list of providers, and lookups with compiled validators. Adding a provider is one import and one line.
 import type { TSchema } from "@sinclair/typebox";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import type { FieldProblem } from "../core/errors.ts";
+import { type FieldProblem, maxProblems } from "../core/errors.ts";
 import { createAjv } from "./ajv.ts";
 import { checkAliases } from "./aliases.ts";
 import { catalogProvider } from "./catalog/manifest.ts";
@@ -31,9 +31,18 @@ export const providers: readonly ProviderDefinition[] = [
 export interface CompiledOperation {
   provider: ProviderDefinition;
   operation: OperationDefinition;
+  /** Every problem of an input at once (for a CLI's own message); a request's input goes through inputProblems. */
   validateInput: ValidateFunction;
   validateOutput: ValidateFunction;
+  /** The problems of a request's input, bounded whatever its size: none for a valid one (its defaults then set). */
+  inputProblems(input: unknown): FieldProblem[];
 }
+
+/**
+ * An input of more values than this (a 1 MiB body can hold half a million) is judged by its first problem only.
+ * Listing every problem costs a check and an answer line per value: seconds of the event loop, and hundreds of MB.
+ */
+const thoroughNodes = 10_000;
 
 export class Registry {
   readonly providers: readonly ProviderDefinition[];
@@ -44,18 +53,32 @@ export class Registry {
   constructor(list: readonly ProviderDefinition[] = providers) {
     this.providers = list;
     const ajv = createAjv();
+    const firstProblemAjv = createAjv({ allErrors: false });
     this.namedSchemas = [...sharedSchemas, ...list.flatMap((p) => p.schemas ?? [])];
-    for (const schema of this.namedSchemas) ajv.addSchema(validationForms.get(schema.$id as string) ?? schema);
+    for (const schema of this.namedSchemas) {
+      const form = validationForms.get(schema.$id as string) ?? schema;
+      ajv.addSchema(form);
+      firstProblemAjv.addSchema(form);
+    }
     for (const provider of list) {
       checkAliases(provider);
       for (const operation of provider.operations) {
         const key = `${provider.id}:${operation.id}`;
         if (this.operations.has(key)) throw new Error(`Operation ${key} is defined twice`);
+        const validateInput = ajv.compile(operation.input as TSchema);
+        const firstProblem = firstProblemAjv.compile(operation.input as TSchema);
         this.operations.set(key, {
           provider,
           operation,
-          validateInput: ajv.compile(operation.input as TSchema),
+          validateInput,
           validateOutput: ajv.compile(operation.output as TSchema),
+          inputProblems(input) {
+            if (firstProblem(input)) return [];
+            if (!hasMoreNodes(input, thoroughNodes) && !validateInput(input)) {
+              return fieldProblems(validateInput.errors).slice(0, maxProblems);
+            }
+            return fieldProblems(firstProblem.errors);
+          },
         });
       }
     }
@@ -72,6 +95,20 @@ export class Registry {
   all(): CompiledOperation[] {
     return [...this.operations.values()];
   }
+}
+
+/** Whether a JSON value holds more than `limit` values (itself, its elements and properties, at every depth). */
+function hasMoreNodes(value: unknown, limit: number): boolean {
+  const pending: unknown[] = [value];
+  let count = 0;
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (++count > limit) return true;
+    if (Array.isArray(next)) for (const item of next) pending.push(item);
+    else if (next !== null && typeof next === "object")
+      for (const key in next) pending.push((next as Record<string, unknown>)[key]);
+  }
+  return false;
 }
 
 /** Ajv's errors as the envelope's `details`: one entry per problem, JSON-pointer paths. */
