@@ -12,6 +12,13 @@ export const Cursor = Type.String({
 });
 export const Limit = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: "Page size, 1 to 100." });
 
+/**
+ * The number a stateful upstream raises with every change of a resource (a revision, a version, a sequence number): a
+ * whole number the gateway can compare exactly, so no larger than 2^53 - 1. One past it (1e300, a string) would leave
+ * the copy unable to take any later change.
+ */
+export const Revision = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+
 export const Money = Type.Object(
   {
     amount: Type.Integer({ description: "Integer in the currency's display units. JPY has no minor unit." }),

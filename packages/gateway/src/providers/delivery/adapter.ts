@@ -1,7 +1,8 @@
 // Calls to the delivery app's partner API ("まんぷく便" v1: stores with their menus, orders) and the one mapping of each
 // native shape onto the API objects. Order calls carry the connection's bearer token.
 import { type Static, Type } from "@sinclair/typebox";
-import { withAccessToken } from "../../core/connections/with-access-token.ts";
+import { memberCall } from "../member-call.ts";
+import { Revision } from "../schemas.ts";
 import type { OperationContext } from "../types.ts";
 import type { UpstreamRequest } from "../upstream.ts";
 
@@ -35,9 +36,10 @@ export const NativeOrder = Type.Object({
   updated_at: Type.String(),
   delivered_at: NullableString,
   canceled_at: NullableString,
-  version: Type.Integer({ minimum: 1 }),
+  version: Revision,
 });
 export type NativeOrder = Static<typeof NativeOrder>;
+const OrderAnswer = Type.Object({ order: NativeOrder });
 
 export interface NativeMenuItem {
   item_code: string;
@@ -138,10 +140,6 @@ export const toOrder = (native: NativeOrder, id: string) => ({
   cancelled_at: nullableUtc(native.canceled_at),
 });
 
-function member<T>(ctx: OperationContext, request: UpstreamRequest): Promise<T> {
-  return withAccessToken(ctx, (accessToken) => ctx.upstream.request<T>({ ...request, accessToken }));
-}
-
 const at = (code: string) => encodeURIComponent(code);
 
 export interface PlaceOrderBody {
@@ -158,9 +156,9 @@ export const app = {
       query,
     }),
   place: (ctx: OperationContext, body: PlaceOrderBody) =>
-    member<{ order: NativeOrder }>(ctx, { method: "POST", path: "/v1/orders", body }),
+    memberCall(ctx, { answer: OrderAnswer, method: "POST", path: "/v1/orders", body }),
   order: (ctx: OperationContext, orderNo: string) =>
-    member<{ order: NativeOrder }>(ctx, { path: `/v1/orders/${at(orderNo)}` }),
+    memberCall(ctx, { answer: OrderAnswer, path: `/v1/orders/${at(orderNo)}` }),
   cancel: (ctx: OperationContext, orderNo: string) =>
-    member<{ order: NativeOrder }>(ctx, { method: "POST", path: `/v1/orders/${at(orderNo)}/cancel` }),
+    memberCall(ctx, { answer: OrderAnswer, method: "POST", path: `/v1/orders/${at(orderNo)}/cancel` }),
 };

@@ -1,7 +1,8 @@
 // Calls to the booking site's partner API ("東京テーブル" v1: shops, availability, bookings, queue tickets) and the
 // one mapping of each native shape onto the API objects. Member calls carry the connection's bearer token.
 import { type Static, Type } from "@sinclair/typebox";
-import { withAccessToken } from "../../core/connections/with-access-token.ts";
+import { memberCall } from "../member-call.ts";
+import { Revision } from "../schemas.ts";
 import type { OperationContext } from "../types.ts";
 import type { UpstreamRequest } from "../upstream.ts";
 import { inTokyo, inUtc, nullableUtc } from "./tokyo-time.ts";
@@ -23,9 +24,10 @@ export const NativeBooking = Type.Object({
   confirmed_at: NullableString,
   canceled_at: NullableString,
   updated_at: Type.String(),
-  rev: Type.Integer({ minimum: 1 }),
+  rev: Revision,
 });
 export type NativeBooking = Static<typeof NativeBooking>;
+const BookingAnswer = Type.Object({ booking: NativeBooking });
 
 /** The site's queue ticket, as answered and pushed in `ticket.changed` hooks. */
 export const NativeTicket = Type.Object({
@@ -41,9 +43,10 @@ export const NativeTicket = Type.Object({
   respond_by: NullableString,
   closed_at: NullableString,
   updated_at: Type.String(),
-  rev: Type.Integer({ minimum: 1 }),
+  rev: Revision,
 });
 export type NativeTicket = Static<typeof NativeTicket>;
+const TicketAnswer = Type.Object({ ticket: NativeTicket });
 
 export interface NativeShop {
   shop_code: string;
@@ -162,10 +165,6 @@ export const toWaitlistEntry = (native: NativeTicket, id: string) => ({
   closed_at: nullableUtc(native.closed_at),
 });
 
-function member<T>(ctx: OperationContext, request: UpstreamRequest): Promise<T> {
-  return withAccessToken(ctx, (accessToken) => ctx.upstream.request<T>({ ...request, accessToken }));
-}
-
 const at = (code: string) => encodeURIComponent(code);
 
 export const site = {
@@ -180,19 +179,20 @@ export const site = {
       query: seats === undefined ? { date } : { date, seats },
     }),
   book: (ctx: OperationContext, shopCode: string, body: { slot_key: string; seats: number; guest_name: string }) =>
-    member<{ booking: NativeBooking }>(ctx, {
+    memberCall(ctx, {
+      answer: BookingAnswer,
       method: "POST",
       path: `/partner/v1/shops/${at(shopCode)}/bookings`,
       body,
     }),
   booking: (ctx: OperationContext, bookingNo: string) =>
-    member<{ booking: NativeBooking }>(ctx, { path: `/partner/v1/bookings/${at(bookingNo)}` }),
+    memberCall(ctx, { answer: BookingAnswer, path: `/partner/v1/bookings/${at(bookingNo)}` }),
   cancel: (ctx: OperationContext, bookingNo: string) =>
-    member<{ booking: NativeBooking }>(ctx, { method: "POST", path: `/partner/v1/bookings/${at(bookingNo)}/cancel` }),
+    memberCall(ctx, { answer: BookingAnswer, method: "POST", path: `/partner/v1/bookings/${at(bookingNo)}/cancel` }),
   join: (ctx: OperationContext, shopCode: string, body: { seats: number; guest_name: string }) =>
-    member<{ ticket: NativeTicket }>(ctx, { method: "POST", path: `/partner/v1/shops/${at(shopCode)}/queue`, body }),
+    memberCall(ctx, { answer: TicketAnswer, method: "POST", path: `/partner/v1/shops/${at(shopCode)}/queue`, body }),
   ticket: (ctx: OperationContext, ticketNo: string) =>
-    member<{ ticket: NativeTicket }>(ctx, { path: `/partner/v1/queue/${at(ticketNo)}` }),
+    memberCall(ctx, { answer: TicketAnswer, path: `/partner/v1/queue/${at(ticketNo)}` }),
   leave: (ctx: OperationContext, ticketNo: string) =>
-    member<{ ticket: NativeTicket }>(ctx, { method: "DELETE", path: `/partner/v1/queue/${at(ticketNo)}` }),
+    memberCall(ctx, { answer: TicketAnswer, method: "DELETE", path: `/partner/v1/queue/${at(ticketNo)}` }),
 };

@@ -2,9 +2,9 @@
 // charge onto the API's payment. The network speaks lower-case currencies and unix seconds; every call carries the
 // connection's bearer token.
 import { type Static, Type } from "@sinclair/typebox";
-import { withAccessToken } from "../../core/connections/with-access-token.ts";
+import { memberCall } from "../member-call.ts";
+import { Revision } from "../schemas.ts";
 import type { OperationContext } from "../types.ts";
-import type { UpstreamRequest } from "../upstream.ts";
 
 const NullableSeconds = Type.Union([Type.Integer(), Type.Null()]);
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -26,9 +26,10 @@ export const NativeCharge = Type.Object({
     failed_at: NullableSeconds,
     refunded_at: NullableSeconds,
   }),
-  version: Type.Integer({ minimum: 1 }),
+  version: Revision,
 });
 export type NativeCharge = Static<typeof NativeCharge>;
+const ChargeAnswer = Type.Object({ charge: NativeCharge });
 
 export const nativeErrorMessage = (body: unknown): string | undefined => {
   const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
@@ -66,17 +67,13 @@ export function toPayment(native: NativeCharge, id: string) {
   };
 }
 
-function member<T>(ctx: OperationContext, request: UpstreamRequest): Promise<T> {
-  return withAccessToken(ctx, (accessToken) => ctx.upstream.request<T>({ ...request, accessToken }));
-}
-
 const at = (id: string) => encodeURIComponent(id);
 
 export const network = {
   charge: (ctx: OperationContext, body: { amount: number; currency: string; description: string }) =>
-    member<{ charge: NativeCharge }>(ctx, { method: "POST", path: "/v1/charges", body }),
+    memberCall(ctx, { answer: ChargeAnswer, method: "POST", path: "/v1/charges", body }),
   get: (ctx: OperationContext, chargeId: string) =>
-    member<{ charge: NativeCharge }>(ctx, { path: `/v1/charges/${at(chargeId)}` }),
+    memberCall(ctx, { answer: ChargeAnswer, path: `/v1/charges/${at(chargeId)}` }),
   refund: (ctx: OperationContext, chargeId: string) =>
-    member<{ charge: NativeCharge }>(ctx, { method: "POST", path: `/v1/charges/${at(chargeId)}/refund` }),
+    memberCall(ctx, { answer: ChargeAnswer, method: "POST", path: `/v1/charges/${at(chargeId)}/refund` }),
 };

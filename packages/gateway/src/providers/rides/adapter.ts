@@ -2,9 +2,9 @@
 // onto the API objects. The company speaks [lng, lat] pairs and epoch milliseconds; the API speaks {lat, lng} and
 // ISO 8601. Trip calls carry the connection's bearer token.
 import { type Static, Type } from "@sinclair/typebox";
-import { withAccessToken } from "../../core/connections/with-access-token.ts";
+import { memberCall } from "../member-call.ts";
+import { Revision } from "../schemas.ts";
 import type { OperationContext } from "../types.ts";
-import type { UpstreamRequest } from "../upstream.ts";
 
 const LngLat = Type.Tuple([Type.Number(), Type.Number()]);
 const NullableMs = Type.Union([Type.Integer(), Type.Null()]);
@@ -34,9 +34,10 @@ export const NativeTrip = Type.Object({
   done_ms: NullableMs,
   canceled_ms: NullableMs,
   updated_ms: Type.Integer(),
-  seq: Type.Integer({ minimum: 1 }),
+  seq: Revision,
 });
 export type NativeTrip = Static<typeof NativeTrip>;
+const TripAnswer = Type.Object({ trip: NativeTrip });
 
 export interface NativeQuotes {
   distance_m: number;
@@ -115,10 +116,6 @@ export const toRide = (native: NativeTrip, id: string) => ({
   cancelled_at: nullableIso(native.canceled_ms),
 });
 
-function member<T>(ctx: OperationContext, request: UpstreamRequest): Promise<T> {
-  return withAccessToken(ctx, (accessToken) => ctx.upstream.request<T>({ ...request, accessToken }));
-}
-
 const at = (code: string) => encodeURIComponent(code);
 const pair = (point: Location) => `${point.lng},${point.lat}`;
 
@@ -129,9 +126,9 @@ export const company = {
       query: { from: pair(pickup), to: pair(dropoff), class: carClass },
     }),
   request: (ctx: OperationContext, body: { from: [number, number]; to: [number, number]; class: CarClass }) =>
-    member<{ trip: NativeTrip }>(ctx, { method: "POST", path: "/api/v2/trips", body }),
+    memberCall(ctx, { answer: TripAnswer, method: "POST", path: "/api/v2/trips", body }),
   trip: (ctx: OperationContext, tripId: string) =>
-    member<{ trip: NativeTrip }>(ctx, { path: `/api/v2/trips/${at(tripId)}` }),
+    memberCall(ctx, { answer: TripAnswer, path: `/api/v2/trips/${at(tripId)}` }),
   cancel: (ctx: OperationContext, tripId: string) =>
-    member<{ trip: NativeTrip }>(ctx, { method: "POST", path: `/api/v2/trips/${at(tripId)}/cancel` }),
+    memberCall(ctx, { answer: TripAnswer, method: "POST", path: `/api/v2/trips/${at(tripId)}/cancel` }),
 };

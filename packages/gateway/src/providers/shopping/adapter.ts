@@ -1,8 +1,7 @@
 // Calls to the shop's member API ("さくらマーケット" v2: snake_case, `_jpy` integer amounts, cart "lines", watch
 // list "entries") with the connection's bearer token, and the mapping of its shapes onto the gateway's.
-import { withAccessToken } from "../../core/connections/with-access-token.ts";
+import { memberCall } from "../member-call.ts";
 import type { OperationContext } from "../types.ts";
-import type { UpstreamRequest } from "../upstream.ts";
 import { yen } from "./schemas.ts";
 
 interface NativeLine {
@@ -27,10 +26,6 @@ export const nativeErrorMessage = (body: unknown): string | undefined => {
   return typeof message === "string" ? message : undefined;
 };
 
-function call<T>(ctx: OperationContext, request: UpstreamRequest): Promise<T> {
-  return withAccessToken(ctx, (accessToken) => ctx.upstream.request<T>({ ...request, accessToken }));
-}
-
 const sku = (productId: string) => `/${encodeURIComponent(productId)}`;
 
 export function toCart(native: NativeCart) {
@@ -44,19 +39,22 @@ export function toCart(native: NativeCart) {
 }
 
 export const shop = {
-  cart: (ctx: OperationContext) => call<NativeCart>(ctx, { path: "/api/v2/cart" }),
+  cart: (ctx: OperationContext) => memberCall<NativeCart>(ctx, { path: "/api/v2/cart" }),
   addLine: (ctx: OperationContext, productId: string, qty: number) =>
-    call<NativeCart>(ctx, { method: "POST", path: "/api/v2/cart/lines", body: { sku: productId, qty } }),
+    memberCall<NativeCart>(ctx, { method: "POST", path: "/api/v2/cart/lines", body: { sku: productId, qty } }),
   removeLine: (ctx: OperationContext, productId: string) =>
-    call<NativeCart & { deleted: number }>(ctx, { method: "DELETE", path: `/api/v2/cart/lines${sku(productId)}` }),
-  clearCart: (ctx: OperationContext) => call<NativeCart>(ctx, { method: "DELETE", path: "/api/v2/cart" }),
-  watchlist: (ctx: OperationContext) => call<{ entries: NativeWatchEntry[] }>(ctx, { path: "/api/v2/watchlist" }),
+    memberCall<NativeCart & { deleted: number }>(ctx, {
+      method: "DELETE",
+      path: `/api/v2/cart/lines${sku(productId)}`,
+    }),
+  clearCart: (ctx: OperationContext) => memberCall<NativeCart>(ctx, { method: "DELETE", path: "/api/v2/cart" }),
+  watchlist: (ctx: OperationContext) => memberCall<{ entries: NativeWatchEntry[] }>(ctx, { path: "/api/v2/watchlist" }),
   watch: (ctx: OperationContext, productId: string, targetPriceJpy: number | null) =>
-    call<{ created: boolean; entry: NativeWatchEntry }>(ctx, {
+    memberCall<{ created: boolean; entry: NativeWatchEntry }>(ctx, {
       method: "PUT",
       path: `/api/v2/watchlist${sku(productId)}`,
       body: { target_price_jpy: targetPriceJpy },
     }),
   unwatch: (ctx: OperationContext, productId: string) =>
-    call<{ deleted: number }>(ctx, { method: "DELETE", path: `/api/v2/watchlist${sku(productId)}` }),
+    memberCall<{ deleted: number }>(ctx, { method: "DELETE", path: `/api/v2/watchlist${sku(productId)}` }),
 };
