@@ -138,6 +138,18 @@ describe("a catalogue answer missing or mistyping a field", () => {
   });
 });
 
+describe("a provider's answer too long to take", () => {
+  it("is a 502 once the body passes 16 MiB, and a provider's own error message is repeated up to 300 characters", async () => {
+    answer = { status: 200, body: `{"site":"${"x".repeat(16 * 1024 * 1024)}"}` };
+    await expectProviderFailure("catalog", "site_metadata", {}, "The catalog provider answered more than 16 MiB");
+    answer = { status: 409, body: JSON.stringify({ message: "y".repeat(200_000) }) };
+    const response = await t.call("opendata", "list_holidays", { year: 2026 });
+    const message = ((await response.json()) as { error: { message: string } }).error.message;
+    expect(response.status).toBe(409);
+    expect(message).toMatch(/^The opendata provider reported a conflict: y{299}…$/);
+  });
+});
+
 describe("a 429's Retry-After", () => {
   it("is passed on as seconds, from delay-seconds or an HTTP-date, and left out when empty", async () => {
     const retryAfter = async (value: string) => {
@@ -151,5 +163,16 @@ describe("a 429's Retry-After", () => {
     expect(Number(await retryAfter(inAMinute))).toBeGreaterThanOrEqual(58);
     expect(Number(await retryAfter(inAMinute))).toBeLessThanOrEqual(61);
     expect(await retryAfter("")).toBeNull();
+    // RFC 850's and asctime's forms of a date are HTTP-dates too; anything else is not one, however Date.parse reads it.
+    const inAMinuteRfc850 = inAMinute.replace(/^(\w{3}), (\d{2}) (\w{3}) \d{2}(\d{2})/, (_, day: string, d, m, y) => {
+      const days: Record<string, string> = { Mon: "Monday", Tue: "Tuesday", Wed: "Wednesday", Thu: "Thursday" };
+      return `${days[day] ?? { Fri: "Friday", Sat: "Saturday", Sun: "Sunday" }[day]}, ${d}-${m}-${y}`;
+    });
+    expect(Number(await retryAfter(inAMinuteRfc850))).toBeGreaterThanOrEqual(58);
+    for (const garbage of ["soon 2099", "12/31/2099", "-5", "1.5"])
+      expect(await retryAfter(garbage)).toBeNull();
+    // A wait of more than a day is passed on as a day.
+    expect(await retryAfter("99999999999999999999999")).toBe("86400");
+    expect(await retryAfter(new Date(Date.now() + 7 * 86_400_000).toUTCString())).toBe("86400");
   });
 });

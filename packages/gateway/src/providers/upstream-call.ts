@@ -32,6 +32,14 @@ export class UpstreamTimeoutError extends Error {
   }
 }
 
+/** The answer's body grew past the limit the caller set: the call is given up, the rest of it unread. */
+export class UpstreamTooLargeError extends Error {
+  readonly code = "GATEWAY_UPSTREAM_TOO_LARGE";
+  constructor(readonly maxBytes: number) {
+    super(`answer body over ${maxBytes} bytes`);
+  }
+}
+
 interface InFlight {
   deadline: number;
   timeoutMs: number;
@@ -90,7 +98,15 @@ function untrack(call: InFlight): void {
 
 export function callUpstream(
   dispatcher: Dispatcher,
-  options: { method: string; path: string; headers: Record<string, string>; body: string | null; timeoutMs: number },
+  options: {
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body: string | null;
+    timeoutMs: number;
+    /** The largest answer body taken; a longer one fails the call with UpstreamTooLargeError. */
+    maxBytes: number;
+  },
 ): Promise<UpstreamAnswer> {
   return new Promise((resolve, reject) => {
     let statusCode = 0;
@@ -130,8 +146,15 @@ export function callUpstream(
         return true;
       },
       onData(chunk) {
-        chunks.push(chunk);
         length += chunk.length;
+        if (length > options.maxBytes) {
+          untrack(call);
+          const error = new UpstreamTooLargeError(options.maxBytes);
+          call.abort?.(error);
+          reject(error);
+          return false;
+        }
+        chunks.push(chunk);
         return true;
       },
       onComplete() {

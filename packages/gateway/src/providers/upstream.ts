@@ -7,7 +7,14 @@ import { Pool } from "undici";
 import { credentialsRefused } from "../core/connections/with-access-token.ts";
 import { GatewayError, type GatewayErrorOptions } from "../core/errors.ts";
 import { createAjv } from "./ajv.ts";
-import { callUpstream, UpstreamTimeoutError } from "./upstream-call.ts";
+import { callUpstream, UpstreamTimeoutError, UpstreamTooLargeError } from "./upstream-call.ts";
+
+/**
+ * The largest answer body taken from a provider. The largest the sandboxes give is under 1 MiB; a provider sending
+ * hundreds of MB (by fault or malice) would otherwise hold that much memory per call and block the event loop for
+ * seconds parsing it.
+ */
+export const upstreamBodyLimitBytes = 16 * 1024 * 1024;
 
 export interface UpstreamRequest {
   method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -87,11 +94,17 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
         headers,
         body: body ?? null,
         timeoutMs,
+        maxBytes: upstreamBodyLimitBytes,
       });
       options.onCall?.({ providerId, status: response.statusCode, seconds: (performance.now() - started) / 1000 });
       raw = { status: response.statusCode, body: parseJson(response.text), retryAfter: response.retryAfter };
     } catch (error) {
       options.onCall?.({ providerId, status: "error", seconds: (performance.now() - started) / 1000 });
+      if (error instanceof UpstreamTooLargeError) {
+        throw unavailable(`The ${providerId} provider answered more than ${upstreamBodyLimitBytes / 1024 / 1024} MiB`, {
+          cause: error,
+        });
+      }
       const code = (error as { code?: string }).code ?? "";
       const timedOut = code.includes("TIMEOUT");
       const neverSent =
@@ -160,7 +173,7 @@ function mapUpstreamError(
   response: RawResponse,
   errorMessage: ((body: unknown) => string | undefined) | undefined,
 ): GatewayError {
-  const said = response.body === notJson ? undefined : errorMessage?.(response.body);
+  const said = shortened(response.body === notJson ? undefined : errorMessage?.(response.body));
   const message = (fallback: string) => (said ? `${fallback}: ${said}` : fallback);
   const provider = { provider: providerId };
   switch (true) {
@@ -203,15 +216,36 @@ function mapUpstreamError(
   }
 }
 
+const day = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
+const month = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
+const time = "\\d{2}:\\d{2}:\\d{2}";
+/** The three forms of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate, RFC 850's, and asctime's (which names no zone). */
+const httpDate = new RegExp(
+  `^(?:${day}, \\d{2} ${month} \\d{4} ${time} GMT|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \\d{2}-${month}-\\d{2} ${time} GMT|${day} ${month} (?: \\d|\\d{2}) ${time} \\d{4})$`,
+);
+/** The longest wait passed on: a provider asking for more is asked again tomorrow. */
+export const maxRetryAfterSeconds = 86_400;
+
 /**
- * A Retry-After header in whole seconds, at least 1: delay-seconds, or an HTTP-date (RFC 9110 §10.2.3) counted from
- * `now`; undefined when it is absent, empty or neither.
+ * A Retry-After header in whole seconds, from 1 to a day: delay-seconds, or an HTTP-date (RFC 9110 §10.2.3) counted
+ * from `now`; undefined when it is absent, empty or neither (`Date.parse` alone would read "soon 2099" as a date).
  */
 export function retryAfterSeconds(value: string | undefined, now: number): number | undefined {
   const text = value?.trim();
   if (!text) return undefined;
-  const seconds = /^\d+$/.test(text) ? Number(text) : (Date.parse(text) - now) / 1000;
-  return Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds)) : undefined;
+  let seconds: number;
+  if (/^\d+$/.test(text)) seconds = Number(text);
+  else if (httpDate.test(text)) seconds = (Date.parse(text.endsWith("GMT") ? text : `${text} GMT`) - now) / 1000;
+  else return undefined;
+  return Number.isFinite(seconds) ? Math.min(maxRetryAfterSeconds, Math.max(1, Math.ceil(seconds))) : undefined;
+}
+
+/** The most of a provider's own error message an answer repeats. */
+const maxProviderMessage = 300;
+
+function shortened(message: string | undefined): string | undefined {
+  if (message === undefined || message.length <= maxProviderMessage) return message;
+  return `${message.slice(0, maxProviderMessage - 1)}…`;
 }
 
 function queryString(query: UpstreamRequest["query"]): string {
