@@ -169,8 +169,7 @@ describe("a 429's Retry-After", () => {
       return `${days[day] ?? { Fri: "Friday", Sat: "Saturday", Sun: "Sunday" }[day]}, ${d}-${m}-${y}`;
     });
     expect(Number(await retryAfter(inAMinuteRfc850))).toBeGreaterThanOrEqual(58);
-    for (const garbage of ["soon 2099", "12/31/2099", "-5", "1.5"])
-      expect(await retryAfter(garbage)).toBeNull();
+    for (const garbage of ["soon 2099", "12/31/2099", "-5", "1.5"]) expect(await retryAfter(garbage)).toBeNull();
     // A wait of more than a day is passed on as a day.
     expect(await retryAfter("99999999999999999999999")).toBe("86400");
     expect(await retryAfter(new Date(Date.now() + 7 * 86_400_000).toUTCString())).toBe("86400");

@@ -55,7 +55,12 @@ export interface PlatformCreateApiKeyOutput {
 }
 
 /** Input of `platform:list_api_keys`. */
-export type PlatformListApiKeysInput = Record<string, never>;
+export interface PlatformListApiKeysInput {
+  /** Cursor from a previous page's `pagination.next_cursor`. */
+  cursor?: string;
+  /** Page size, 1 to 100. Default: 20. */
+  limit?: number;
+}
 /** `data` of `platform:list_api_keys`. */
 export interface PlatformListApiKeysOutput {
   api_keys: {
@@ -418,7 +423,7 @@ export interface PlatformOperations {
   /**
    * List API keys
    *
-   * Every key of the calling account, newest first, revoked ones included. Never the keys themselves.
+   * The calling account's keys, newest first, revoked ones included. Never the keys themselves.
    *
    * `platform:list_api_keys` · API key only · read-only, retried freely.
    */
@@ -1070,7 +1075,12 @@ export interface ShoppingWatchPriceOutput {
 }
 
 /** Input of `shopping:list_price_watches`. */
-export type ShoppingListPriceWatchesInput = Record<string, never>;
+export interface ShoppingListPriceWatchesInput {
+  /** Cursor from a previous page's `pagination.next_cursor`. */
+  cursor?: string;
+  /** Page size, 1 to 100. Default: 20. */
+  limit?: number;
+}
 /** `data` of `shopping:list_price_watches`. */
 export interface ShoppingListPriceWatchesOutput {
   /** Always "list_price_watches". */
@@ -1189,7 +1199,7 @@ export interface ShoppingOperations {
   /**
    * List the shopper's price watches
    *
-   * Every watched product (at most 50) with its target, current and snapshot prices.
+   * The watched products (at most 50 in all) with their target, current and snapshot prices.
    *
    * `shopping:list_price_watches` · needs a connection · read-only, retried freely.
    */

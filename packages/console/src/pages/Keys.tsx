@@ -17,10 +17,20 @@ function keyStatus(key: ApiKey): string {
 }
 
 export function KeysPage() {
-  const keys = useResource(
-    async () => (await api.operation<{ api_keys: ApiKey[] }>("list_api_keys")).data.api_keys,
-    [],
-  );
+  const keys = useResource(async () => {
+    // Every key of the account, a page of 100 at a time.
+    const all: ApiKey[] = [];
+    for (let cursor: string | undefined, more = true; more; ) {
+      const page = await api.operation<{ api_keys: ApiKey[] }>("list_api_keys", {
+        limit: 100,
+        ...(cursor && { cursor }),
+      });
+      all.push(...page.data.api_keys);
+      cursor = page.pagination?.next_cursor ?? undefined;
+      more = cursor !== undefined;
+    }
+    return all;
+  }, []);
   const [created, setCreated] = useState<{ key: string; api_key: ApiKey } | undefined>();
   const revoke = useAction(async (id: string) => {
     await api.operation("revoke_api_key", { key_id: id });

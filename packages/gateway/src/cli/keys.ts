@@ -70,7 +70,14 @@ export function keysCommand(): Command {
     .option("--json", "print JSON")
     .action(async (options: { account: string; json?: boolean }) => {
       await withStore(async (store) => {
-        const list = await new ApiKeys(store.db, clock, 0, providers).list(options.account);
+        const apiKeys = new ApiKeys(store.db, clock, 0, providers);
+        const list = [];
+        for (let cursor: string | undefined, more = true; more; ) {
+          const page = await apiKeys.list(options.account, { cursor, limit: 100 });
+          list.push(...page.apiKeys);
+          cursor = page.pagination.next_cursor ?? undefined;
+          more = cursor !== undefined;
+        }
         const lines = list.map(
           (k) => `${k.id}  ${k.key_prefix}…  ${k.scopes.join(",")}  ${k.revoked_at ? "revoked" : "active"}  ${k.name}`,
         );

@@ -6,6 +6,7 @@ import type { ApiKeysTable, Database } from "../store/schema.ts";
 import type { Clock } from "./clock.ts";
 import { type BrokenRule, brokenRuleError, GatewayError, notFound } from "./errors.ts";
 import { newId, randomBase62 } from "./ids.ts";
+import { newestFirstPage } from "./pagination.ts";
 import { parseScopes, type ScopeTargets } from "./scopes.ts";
 
 export interface ApiKeyView {
@@ -154,15 +155,11 @@ export class ApiKeys {
     return { key, view: toKeyView(row) };
   }
 
-  async list(accountId: string): Promise<ApiKeyView[]> {
-    const rows = await this.db
-      .selectFrom("api_keys")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-      .execute();
-    return rows.map(toKeyView);
+  /** A page of the account's keys, newest first. */
+  async list(accountId: string, page: { cursor?: string | undefined; limit: number }) {
+    const query = this.db.selectFrom("api_keys").selectAll().where("account_id", "=", accountId);
+    const { items, pagination } = await newestFirstPage(query, page.cursor, page.limit);
+    return { apiKeys: items.map(toKeyView), pagination };
   }
 
   async revoke(accountId: string, keyId: string): Promise<ApiKeyView> {

@@ -271,3 +271,26 @@ describe("revocation reaches a second node within the cache TTL", () => {
     }
   });
 });
+
+describe("list_api_keys", () => {
+  it("pages the account's keys newest first, `limit` at a time, each key once", async () => {
+    for (const name of ["page-a", "page-b", "page-c"]) await createKey(["opendata"], { name });
+    const whole = (await call(t.key, "list_api_keys", { limit: 100 })).json;
+    const ids = (whole.data.api_keys as { id: string }[]).map((k) => k.id);
+    expect(ids.length).toBeGreaterThanOrEqual(4);
+    expect(whole.pagination).toEqual({ next_cursor: null, has_more: false });
+    const seen: string[] = [];
+    for (let cursor: string | undefined, more = true; more; ) {
+      const page = (await call(t.key, "list_api_keys", { limit: 2, ...(cursor && { cursor }) })).json;
+      expect(page.data.api_keys.length).toBeLessThanOrEqual(2);
+      seen.push(...(page.data.api_keys as { id: string }[]).map((k) => k.id));
+      cursor = page.pagination.next_cursor ?? undefined;
+      more = page.pagination.has_more;
+      expect(more).toBe(cursor !== undefined);
+    }
+    expect(seen).toEqual(ids);
+    const byDefault = (await call(t.key, "list_api_keys")).json;
+    expect(byDefault.data.api_keys).toEqual(whole.data.api_keys.slice(0, 20));
+    expect((await call(t.key, "list_api_keys", { limit: 0 })).response.status).toBe(400);
+  });
+});

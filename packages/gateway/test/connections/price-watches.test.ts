@@ -171,6 +171,21 @@ describe("price watches", () => {
     expect(snapshots.map((r) => r.key)).toEqual([falling, steady, "prod_0100"].sort());
   });
 
+  it("list_price_watches pages the list: `limit` at a time, in the shop's order, the cursor to the next", async () => {
+    const whole = (await call("list_price_watches")).watches.map((w: any) => w.product_id);
+    expect(whole).toEqual([falling, steady, "prod_0100"]);
+    const first = await shopping(s.t, "list_price_watches", connectionId, { limit: 2 });
+    const firstBody = (await first.json()) as any;
+    expect(firstBody.data.watches.map((w: any) => w.product_id)).toEqual(whole.slice(0, 2));
+    expect(firstBody.pagination).toEqual({ next_cursor: expect.any(String), has_more: true });
+    const next = { limit: 2, cursor: firstBody.pagination.next_cursor };
+    const secondBody = (await (await shopping(s.t, "list_price_watches", connectionId, next)).json()) as any;
+    expect(secondBody.data.watches.map((w: any) => w.product_id)).toEqual(whole.slice(2));
+    expect(secondBody.pagination).toEqual({ next_cursor: null, has_more: false });
+    const refused = await shopping(s.t, "list_price_watches", connectionId, { limit: 101 });
+    expect(refused.status).toBe(400);
+  });
+
   it("watch_price on prod_offline: 502 provider_unavailable", async () => {
     const response = await shopping(s.t, "watch_price", connectionId, { product_id: "prod_offline" });
     expect(response.status).toBe(502);

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { apiKeyBounds, expiryRule } from "../../core/api-keys.ts";
 import { type BrokenRule, GatewayError } from "../../core/errors.ts";
 import { scopesWithin, unknownScopeTargets } from "../../core/scopes.ts";
-import { Nullable, StrictObject } from "../schemas.ts";
+import { Cursor, Limit, Nullable, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 
 const ApiKey = Type.Object(
@@ -110,14 +110,15 @@ export const createApiKey = defineOperation({
 export const listApiKeys = defineOperation({
   id: "list_api_keys",
   summary: "List API keys",
-  description: "Every key of the calling account, newest first, revoked ones included. Never the keys themselves.",
+  description: "The calling account's keys, newest first, revoked ones included. Never the keys themselves.",
   auth: "none",
   readOnly: true,
-  input: StrictObject({}),
+  input: StrictObject({ cursor: Type.Optional(Cursor), limit: Type.Optional(Limit) }),
   output: Type.Object({ api_keys: Type.Array(ApiKey) }, { additionalProperties: false }),
   example: { input: {}, output: { api_keys: [exampleKey] } },
-  async handle(_input, ctx) {
-    return { data: { api_keys: await ctx.core.apiKeys.list(ctx.accountId) } };
+  async handle(input, ctx) {
+    const page = await ctx.core.apiKeys.list(ctx.accountId, { cursor: input.cursor, limit: input.limit ?? 20 });
+    return { data: { api_keys: page.apiKeys }, pagination: page.pagination };
   },
 });
 

@@ -1,10 +1,11 @@
 // Price watches: the shop keeps the watch list (product and optional target price); the gateway keeps, per
 // connection and product, a snapshot of the last price it saw, which check_price_drops compares with.
 import { Type } from "@sinclair/typebox";
-import { StrictObject } from "../schemas.ts";
+import { pageFromCursor, pagination } from "../paging.ts";
+import { Cursor, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation, type OperationContext } from "../types.ts";
 import { type NativeWatchEntry, shop } from "./adapter.ts";
-import { action, EmptyInput, PriceWatch, ProductId, yen } from "./schemas.ts";
+import { action, PriceWatch, ProductId, yen } from "./schemas.ts";
 
 export const snapshotKind = "price";
 
@@ -93,19 +94,27 @@ export const watchPrice = defineOperation({
 export const listPriceWatches = defineOperation({
   id: "list_price_watches",
   summary: "List the shopper's price watches",
-  description: "Every watched product (at most 50) with its target, current and snapshot prices.",
+  description: "The watched products (at most 50 in all) with their target, current and snapshot prices.",
   auth: "credentials",
   readOnly: true,
-  input: EmptyInput,
+  input: StrictObject({ cursor: Type.Optional(Cursor), limit: Type.Optional(Limit) }),
   output: Type.Object(
     { action: action("list_price_watches"), watches: Type.Array(PriceWatch) },
     { additionalProperties: false },
   ),
   example: { input: {}, output: { action: "list_price_watches", watches: [exampleWatch] } },
-  async handle(_input, ctx) {
+  async handle(input, ctx) {
+    // The shop answers the whole list (50 at most): the gateway pages it, in the shop's order.
     const [{ entries }, snapshots] = await Promise.all([shop.watchlist(ctx), loadSnapshots(ctx)]);
-    const watches = entries.map((entry) => toWatch(ctx, entry, snapshots.get(entry.sku)));
-    return { data: { action: "list_price_watches" as const, watches } };
+    const page = pageFromCursor(input.cursor);
+    const limit = input.limit ?? 20;
+    const watches = entries
+      .slice((page - 1) * limit, page * limit)
+      .map((entry) => toWatch(ctx, entry, snapshots.get(entry.sku)));
+    return {
+      data: { action: "list_price_watches" as const, watches },
+      pagination: pagination(page, Math.ceil(entries.length / limit)),
+    };
   },
 });
 
