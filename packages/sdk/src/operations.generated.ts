@@ -431,7 +431,7 @@ export interface PlatformOperations {
   /**
    * Revoke an API key
    *
-   * Revokes the key at once; every gateway node refuses it within its key cache's lifetime (2 s by default, GATEWAY_KEY_CACHE_TTL_MS). Revoking twice is harmless.
+   * Revokes the key at once; every gateway node refuses it within its key cache's lifetime (2 s by default, GATEWAY_KEY_CACHE_TTL_MS). Revoking twice is harmless. A key can revoke only keys its own scopes cover.
    *
    * `platform:revoke_api_key` · API key only · changes state, sent with an Idempotency-Key.
    */

@@ -7,7 +7,7 @@ import type { Clock } from "./clock.ts";
 import { type BrokenRule, brokenRuleError, GatewayError, notFound } from "./errors.ts";
 import { newId, randomBase62 } from "./ids.ts";
 import { newestFirstPage } from "./pagination.ts";
-import { parseScopes, type ScopeTargets } from "./scopes.ts";
+import { parseScopes, type ScopeTargets, scopesWithin } from "./scopes.ts";
 
 export interface ApiKeyView {
   id: string;
@@ -162,7 +162,25 @@ export class ApiKeys {
     return { apiKeys: items.map(toKeyView), pagination };
   }
 
-  async revoke(accountId: string, keyId: string): Promise<ApiKeyView> {
+  /**
+   * Revokes the key (again is harmless); with `by`, the scopes of the key asking, only a key those scopes cover: a key
+   * can no more end a wider key (the one that made it, the account's first) than it can create one.
+   */
+  async revoke(accountId: string, keyId: string, by?: readonly string[]): Promise<ApiKeyView> {
+    if (by) {
+      const target = await this.db
+        .selectFrom("api_keys")
+        .select("scopes")
+        .where("id", "=", keyId)
+        .where("account_id", "=", accountId)
+        .executeTakeFirst();
+      if (!target) throw notFound(`No API key ${keyId}`);
+      if (!scopesWithin(JSON.parse(target.scopes) as string[], by)) {
+        throw new GatewayError("scope_denied", "A key can only revoke keys whose scopes its own scopes cover", {
+          fix: "Revoke it with a key whose scopes cover the key's, such as one with the scope `*`.",
+        });
+      }
+    }
     const now = this.clock.now();
     await this.db
       .updateTable("api_keys")

@@ -73,6 +73,28 @@ describe("401 unauthorized", () => {
     expect(revoked.json.data.api_key.revoked_at).toEqual(expect.any(String));
     expectAuthError(await call(created.key, "list_api_keys"), 401, "unauthorized", "The API key has been revoked");
   });
+  it("lets a key revoke only keys its own scopes cover: not the key that made it, nor a wider one", async () => {
+    const wide = await createKey(["*"]);
+    const narrow = await createKey(["platform:revoke_api_key", "opendata"]);
+    const sibling = await createKey(["opendata"]);
+    const refused = await call(narrow.key, "revoke_api_key", { key_id: wide.api_key.id });
+    expect(refused.response.status).toBe(403);
+    expect(refused.json).toEqual({
+      error: {
+        code: "scope_denied",
+        message: "A key can only revoke keys whose scopes its own scopes cover",
+        request_id: refused.response.headers.get("x-request-id"),
+        retryable: false,
+        fix: expect.any(String),
+      },
+    });
+    expect((await call(wide.key, "list_api_keys")).response.status).toBe(200);
+    const allowed = await call(narrow.key, "revoke_api_key", { key_id: sibling.api_key.id });
+    expect(allowed.json.data.api_key.revoked_at).toEqual(expect.any(String));
+    // Itself, too; and an unknown id is the same 404 as for any key.
+    expect((await call(narrow.key, "revoke_api_key", { key_id: "key_unknown" })).response.status).toBe(404);
+    expect((await call(narrow.key, "revoke_api_key", { key_id: narrow.api_key.id })).response.status).toBe(200);
+  });
   it("refuses an expired key", async () => {
     const created = await createKey(["*"], { expires_at: new Date(Date.now() + 1500).toISOString() });
     expect((await call(created.key, "list_api_keys")).response.status).toBe(200);

@@ -72,7 +72,7 @@ export function demoRoutes(deps: DemoDeps) {
         if (wait !== undefined) {
           throw new GatewayError(
             "rate_limited",
-            `The demo allows ${deps.limit.perMinute} requests a minute per visitor; retry in ${wait} s`,
+            `The demo allows ${deps.limit.perMinute === 1 ? "1 request" : `${deps.limit.perMinute} requests`} a minute per visitor; retry in ${wait} s`,
             { retryAfterSeconds: wait },
           );
         }

@@ -41,7 +41,7 @@ export function rateLimit(deps: RateLimitDeps) {
         done(
           new GatewayError(
             "rate_limited",
-            `This key may send ${policy.perMinute} requests a minute (bursts of ${policy.burst}); retry in ${wait} s`,
+            `This key may send ${requests(policy.perMinute)} a minute (bursts of ${policy.burst}); retry in ${wait} s`,
             {
               retryAfterSeconds: wait,
               fix: "Wait for Retry-After seconds; spread requests using the RateLimit header.",
@@ -69,3 +69,5 @@ export function applyDecision(reply: FastifyReply, decision: RateLimitDecision):
   reply.header("ratelimit", limitHeader(0, seconds));
   return seconds;
 }
+
+const requests = (count: number) => (count === 1 ? "1 request" : `${count} requests`);

@@ -118,5 +118,6 @@ describe("429", () => {
     clock.offset += 100;
     const limited = await send(key, "/v1/operations", { method: "GET" });
     expect(limited.response.headers.get("retry-after")).toBe("60");
+    expect(limited.json.error.message).toBe("This key may send 1 request a minute (bursts of 1); retry in 60 s");
   });
 });

@@ -126,7 +126,7 @@ export const revokeApiKey = defineOperation({
   id: "revoke_api_key",
   summary: "Revoke an API key",
   description:
-    "Revokes the key at once; every gateway node refuses it within its key cache's lifetime (2 s by default, GATEWAY_KEY_CACHE_TTL_MS). Revoking twice is harmless.",
+    "Revokes the key at once; every gateway node refuses it within its key cache's lifetime (2 s by default, GATEWAY_KEY_CACHE_TTL_MS). Revoking twice is harmless. A key can revoke only keys its own scopes cover.",
   auth: "none",
   input: StrictObject({ key_id: Type.String({ minLength: 1, maxLength: 64 }) }),
   output: Type.Object({ api_key: ApiKey }, { additionalProperties: false }),
@@ -135,6 +135,6 @@ export const revokeApiKey = defineOperation({
     output: { api_key: { ...exampleKey, revoked_at: "2026-11-21T10:00:00.000Z" } },
   },
   async handle(input, ctx) {
-    return { data: { api_key: await ctx.core.apiKeys.revoke(ctx.accountId, input.key_id) } };
+    return { data: { api_key: await ctx.core.apiKeys.revoke(ctx.accountId, input.key_id, ctx.principal.scopes) } };
   },
 });
