@@ -35,6 +35,16 @@ const withUsage = (command: Command): void => {
 };
 withUsage(program);
 
+// A reader that stops early (`gateway openapi | head`) ends a printing command as it ends any Unix tool: quietly, not
+// with a stack trace. Not `serve`, whose log lines have a writer of their own that outlives such a reader.
+program.hook("preAction", (_program, command) => {
+  if (command.name() === "serve") return;
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(0);
+  });
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

@@ -79,6 +79,13 @@ describe("webhook retries", () => {
     }
   });
 
+  it("says a redirect without a Location is one, rather than naming a target it does not have", async () => {
+    const setup = await setupWebhooks({ answer: () => ({ status: 307 }) });
+    const event = await sendTestEvent(setup.gateway);
+    const first = await attemptsRecorded(setup.gateway, event.id, 1);
+    expect(first.attempts[0]).toMatchObject({ status_code: 307, error: "HTTP 307, a redirect without a Location" });
+  });
+
   it("a receiver answering 400 (signature it cannot verify) keeps getting retries until it accepts", async () => {
     let accept = false;
     const setup = await setupWebhooks({

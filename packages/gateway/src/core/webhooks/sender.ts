@@ -89,7 +89,9 @@ export class WebhookSender {
         error: ok
           ? null
           : status >= 300 && status < 400
-            ? `redirect to ${answer.location ?? "?"} not followed`
+            ? answer.location === undefined
+              ? `HTTP ${status}, a redirect without a Location`
+              : `redirect to ${answer.location} not followed`
             : `HTTP ${status}`,
         responseBody: answer.body,
       };
