@@ -61,7 +61,7 @@ async function exchange(bytes: string): Promise<{ head: string[]; json: Record<s
 }
 
 describe("success envelope", () => {
-  it("wraps data with meta and a null pagination, and carries X-Request-Id", async () => {
+  it("wraps data with meta and the list's pagination, and carries X-Request-Id", async () => {
     const { response, json } = await post("/v1/platform/list_api_keys", {
       body: "{}",
       headers: { "content-type": "application/json" },
@@ -70,10 +70,20 @@ describe("success envelope", () => {
     expect(response.headers.get("x-request-id")).toMatch(requestIdPattern);
     expect(Object.keys(json).sort()).toEqual(["data", "meta", "pagination"]);
     expect(json.meta).toEqual({ source: "platform", fetched_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
-    expect(json.pagination).toBeNull();
+    expect(json.pagination).toEqual({ next_cursor: null, has_more: false });
     expect(json.data.api_keys).toHaveLength(1);
     expect(json.data.api_keys[0]).not.toHaveProperty("key");
     expect(json.data.api_keys[0]).not.toHaveProperty("key_hash");
+  });
+
+  it("has a null pagination where the answer is not a list", async () => {
+    const { response, json } = await post("/v1/opendata/lookup_postal_code", {
+      body: '{"postal_code":"1000001"}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(response.status).toBe(200);
+    expect(Object.keys(json).sort()).toEqual(["data", "meta", "pagination"]);
+    expect(json.pagination).toBeNull();
   });
 
   it("accepts an empty body, with or without a content type, for operations without input", async () => {

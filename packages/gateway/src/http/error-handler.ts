@@ -100,6 +100,15 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
     sendPage(reply, status, html);
     return;
   }
+  // So are the console's pages: a mangled page path goes back to the console's first page (its API keeps the envelope).
+  if (
+    error.code === "FST_ERR_BAD_URL" &&
+    /^\/console(\/|$)/.test(request.url) &&
+    !request.url.startsWith("/console/api/")
+  ) {
+    reply.code(302).header("location", "/console").header("cache-control", "no-store").send();
+    return;
+  }
   switch (error.code) {
     case "FST_ERR_BAD_URL":
       sendError(reply, invalidRequest("The request path is not valid: it has a malformed percent-encoding"));

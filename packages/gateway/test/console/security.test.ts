@@ -54,6 +54,18 @@ describe("console API without a session", () => {
     });
   });
 
+  it("sends a console page path with a malformed percent-encoding to the console, and keeps the envelope for its API", async () => {
+    const page = await fetch(`${t.url}/console/events/%ZZ`, { redirect: "manual" });
+    expect(page.status).toBe(302);
+    expect(page.headers.get("location")).toBe("/console");
+    const api = await fetch(`${t.url}/console/api/%ZZ`);
+    expect(api.status).toBe(400);
+    expect(((await api.json()) as any).error).toMatchObject({
+      code: "invalid_request",
+      message: "The request path is not valid: it has a malformed percent-encoding",
+    });
+  });
+
   it("refuses a forged cookie", async () => {
     const client = new ConsoleClient(t.url);
     client.cookie = `gateway_session=${"A".repeat(43)}`;
