@@ -6,7 +6,7 @@ import { invalidRequest } from "../core/errors.ts";
 import { aliasParams } from "../providers/aliases.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { ResourceAlias } from "../providers/types.ts";
-import { bodyAsObject } from "./body.ts";
+import { bodyAsObject, unstorableText } from "./body.ts";
 import { admitOperation, type ExecuteDeps, executeOperation } from "./execute.ts";
 
 const isEmptyObject = (value: unknown) =>
@@ -23,6 +23,9 @@ function aliasInput(alias: ResourceAlias, request: FastifyRequest): Record<strin
     );
   }
   const params = request.params as Record<string, string>;
+  // A path's %00 (or a lone surrogate's escape) is the same text a body may not hold, refused the same way.
+  const unstorable = unstorableText(params, "path");
+  if (unstorable) throw unstorable;
   if (alias.method !== "POST") {
     // Fastify does not read a GET's body at all: its announced length is the only sign of one.
     const unreadBody =

@@ -4,7 +4,7 @@
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import secureJson from "secure-json-parse";
-import { type FieldProblem, invalidRequest, maxProblems } from "../core/errors.ts";
+import { type FieldProblem, type GatewayError, invalidRequest, maxProblems } from "../core/errors.ts";
 import { sentMoreThanOnce } from "./raw-headers.ts";
 
 export const bodyLimitBytes = 1024 * 1024;
@@ -31,26 +31,12 @@ export function registerBodyParsing(app: FastifyInstance): void {
       } catch (error) {
         return done(unparsable(text, error as Error), undefined);
       }
-      // A NUL can only be there escaped; the walk runs only when the text has the escape.
-      const withNul = text.includes("\\u0000") ? problemsWhere(parsed, nulProblem) : [];
-      if (withNul.length > 0) {
-        return done(
-          invalidRequest("The body contains the NUL character (\\u0000), which no field accepts", withNul),
-          undefined,
-        );
-      }
-      // So can a lone surrogate: half of a pair, which is no character, and which UTF-8 cannot encode (stored, it
-      // would read back as U+FFFD, not as what the answer to the write said).
-      const withLoneSurrogate = /\\u[dD][89a-fA-F]/.test(text) ? problemsWhere(parsed, loneSurrogateProblem) : [];
-      if (withLoneSurrogate.length > 0) {
-        return done(
-          invalidRequest(
-            "The body contains a lone surrogate (\\ud800 to \\udfff without its pair), which is no character",
-            withLoneSurrogate,
-          ),
-          undefined,
-        );
-      }
+      // A NUL or a lone surrogate can only be there escaped: the walks run only when the text has such an escape.
+      const refused = unstorableText(parsed, "body", {
+        nul: text.includes("\\u0000"),
+        loneSurrogate: /\\u[dD][89a-fA-F]/.test(text),
+      });
+      if (refused) return done(refused, undefined);
       done(null, parsed);
     },
   );
@@ -156,6 +142,30 @@ const loneSurrogateProblem = (name: string | undefined, member: unknown) =>
   (name !== undefined && loneSurrogate.test(name)) || (typeof member === "string" && loneSurrogate.test(member))
     ? "must not contain a lone surrogate (\\ud800 to \\udfff without its pair)"
     : undefined;
+
+/**
+ * The 400 for text no field accepts, since the stores could not keep it as given: the NUL character, which PostgreSQL
+ * refuses in text, and a lone surrogate (half of a pair, no character), which UTF-8 cannot encode. Every place is
+ * named. `where` says what held it (the body, or an alias's path); `look` which of the two may be there at all.
+ */
+export function unstorableText(
+  value: unknown,
+  where: "body" | "path",
+  look: { nul: boolean; loneSurrogate: boolean } = { nul: true, loneSurrogate: true },
+): GatewayError | undefined {
+  const withNul = look.nul ? problemsWhere(value, nulProblem) : [];
+  if (withNul.length > 0) {
+    return invalidRequest(`The ${where} contains the NUL character (\\u0000), which no field accepts`, withNul);
+  }
+  const withLoneSurrogate = look.loneSurrogate ? problemsWhere(value, loneSurrogateProblem) : [];
+  if (withLoneSurrogate.length > 0) {
+    return invalidRequest(
+      `The ${where} contains a lone surrogate (\\ud800 to \\udfff without its pair), which is no character`,
+      withLoneSurrogate,
+    );
+  }
+  return undefined;
+}
 
 /** U+0000 in a member's name or in a string value. */
 const nulProblem = (name: string | undefined, member: unknown) =>

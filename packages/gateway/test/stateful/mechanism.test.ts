@@ -92,6 +92,20 @@ describe("resource aliases", () => {
     expect(noKey.status).toBe(401);
   });
 
+  it("refuses a NUL in the path as the uniform route refuses it in the body, without reading the copy", async () => {
+    const calls = upstream.calls;
+    const nul = await json(await v1("GET", "/tickets/a%00b"));
+    expect(nul.status).toBe(400);
+    expect(nul.body.error).toEqual({
+      code: "invalid_request",
+      message: "The path contains the NUL character (\\u0000), which no field accepts",
+      request_id: nul.headers.get("x-request-id"),
+      retryable: false,
+      details: [{ path: "/ticket_id", message: "must not contain the NUL character (\\u0000)" }],
+    });
+    expect(upstream.calls).toBe(calls);
+  });
+
   it("replays a POST with the same Idempotency-Key byte for byte, executing it once", async () => {
     const first = await v1("POST", "/tickets", { title: "Once" }, { "idempotency-key": "ticket-1" });
     const firstBody = await first.text();
