@@ -385,6 +385,13 @@ describe("malformed requests", () => {
     );
   });
 
+  it("repeats at most 200 characters of a path no route has", async () => {
+    const path = `/v1/${"x".repeat(90)}/${"y".repeat(90)}/${"z".repeat(90)}`;
+    const { response, json } = await post(path, { body: "{}", headers: { "content-type": "application/json" } });
+    expect(response.status).toBe(404);
+    expect(json.error.message).toBe(`No route POST ${path.slice(0, 199)}…`);
+  });
+
   it("answers a path with a trailing slash with 404 not_found naming the path meant", async () => {
     const slashed = await post("/v1/platform/list_api_keys/");
     expect(slashed.response.headers.get("allow")).toBeNull();

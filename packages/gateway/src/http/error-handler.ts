@@ -85,11 +85,14 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
       reply,
       new GatewayError(
         "not_found",
-        `No route ${request.method} ${path}${meant ? `; did you mean ${withoutSlash} (without the trailing slash)?` : ""}`,
+        `No route ${request.method} ${shownPath(path)}${meant ? `; did you mean ${withoutSlash} (without the trailing slash)?` : ""}`,
       ),
     );
   });
 }
+
+/** A path as an answer repeats it: whole up to 200 characters (a made-up path may be 8 KB of the sender's choosing). */
+const shownPath = (path: string) => (path.length <= 200 ? path : `${path.slice(0, 199)}…`);
 
 /** Fastify's `frameworkErrors`: what its router refuses before any route or hook (a malformed or over-long path). */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
