@@ -3,18 +3,47 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, bindSession, type Catalogue, type Session } from "./api.ts";
 import { CatalogueContext } from "./catalogue.ts";
-import { Loading } from "./components/feedback.tsx";
+import { ErrorNotice, Loading } from "./components/feedback.tsx";
 import { Layout } from "./Layout.tsx";
 import { pageFor } from "./pages/index.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
 import { usePath } from "./router.ts";
 
-type State = { kind: "checking" } | { kind: "signed-out"; ended: boolean } | { kind: "signed-in"; session: Session };
+type State =
+  | { kind: "checking" }
+  | { kind: "signed-out"; ended: boolean }
+  | { kind: "signed-in"; session: Session }
+  | { kind: "unknown"; error: ApiError };
 
 export function App() {
   const [state, setState] = useState<State>({ kind: "checking" });
   const [catalogue, setCatalogue] = useState<Catalogue>({ providers: [] });
+  const [catalogueError, setCatalogueError] = useState<ApiError | undefined>();
   const path = usePath();
+
+  // The operation catalogue names the scopes, providers and event types the forms offer: without it they would offer
+  // none and say so as if it were true, so its failure is shown, with a way to read it again.
+  const loadCatalogue = () =>
+    api.catalogue().then(
+      (answer) => {
+        setCatalogue(answer.data);
+        setCatalogueError(undefined);
+      },
+      (error: unknown) => setCatalogueError(asApiError(error)),
+    );
+
+  // Who is signed in: a 401 is nobody; any other failure (the gateway unreachable, a 500) says nothing about the
+  // session, which may well be alive, and is shown as such rather than as the sign-in page.
+  const checkSession = () => {
+    setState({ kind: "checking" });
+    api.session().then(
+      (answer) => signedIn(answer.data),
+      (error: unknown) => {
+        if (error instanceof ApiError && error.status === 401) signedOut(false);
+        else setState({ kind: "unknown", error: asApiError(error) });
+      },
+    );
+  };
 
   const signedOut = (ended: boolean) => {
     bindSession(undefined, () => {});
@@ -23,32 +52,29 @@ export function App() {
   const signedIn = (session: Session) => {
     bindSession(session, () => signedOut(true), userChanged);
     setState({ kind: "signed-in", session });
-    api.catalogue().then(
-      (answer) => setCatalogue(answer.data),
-      () => {},
-    );
+    void loadCatalogue();
   };
 
   // Another tab signed in as someone else: this one follows the browser's session, reading everything again.
-  const userChanged = () => {
-    bindSession(undefined, () => {});
-    api.session().then(
-      (answer) => signedIn(answer.data),
-      () => signedOut(true),
-    );
-  };
+  const userChanged = () => checkSession();
 
-  useEffect(() => {
-    api.session().then(
-      (answer) => signedIn(answer.data),
-      () => signedOut(false),
-    );
-  }, []);
+  useEffect(checkSession, []);
 
   if (state.kind === "checking") {
     return (
       <main class="center">
         <Loading label="Opening the console" />
+      </main>
+    );
+  }
+  if (state.kind === "unknown") {
+    return (
+      <main class="center">
+        <h1>The console could not reach the gateway</h1>
+        <ErrorNotice error={state.error} />
+        <button type="button" class="button-primary" onClick={checkSession}>
+          Try again
+        </button>
       </main>
     );
   }
@@ -59,6 +85,8 @@ export function App() {
       <Layout
         key={state.session.user.id}
         session={state.session}
+        catalogueError={catalogueError}
+        onReloadCatalogue={() => void loadCatalogue()}
         path={path}
         title={page.title}
         onSignOut={async () => {
@@ -83,4 +111,9 @@ export function App() {
       </Layout>
     </CatalogueContext.Provider>
   );
+}
+
+function asApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  return new ApiError(0, "console_error", String((error as Error)?.message ?? error), null, undefined, null);
 }

@@ -2,7 +2,7 @@
 // wide screens, a scrolling row on phones) and the page's heading, which takes focus after each navigation.
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
-import type { Session } from "./api.ts";
+import type { ApiError, Session } from "./api.ts";
 import { ErrorNotice } from "./components/feedback.tsx";
 import { Link } from "./components/format.tsx";
 import { useAction } from "./hooks.ts";
@@ -14,6 +14,9 @@ export function Layout(props: {
   title: string;
   /** Ends the session; a failure is shown here, and the user stays signed in. */
   onSignOut: () => Promise<void>;
+  /** Why the operation catalogue (scopes, providers, event types the forms offer) could not be read, if it could not. */
+  catalogueError?: ApiError | undefined;
+  onReloadCatalogue?: () => void;
   children: ComponentChildren;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
@@ -69,6 +72,18 @@ export function Layout(props: {
       </nav>
       <main id="main" class="content">
         <ErrorNotice error={signOut.error} onDismiss={signOut.clearError} />
+        {props.catalogueError && (
+          <div class="catalogue-error">
+            <p>
+              The list of providers, scopes and event types could not be read: the forms below cannot offer them until
+              it is.
+            </p>
+            <ErrorNotice error={props.catalogueError} />
+            <button type="button" class="button-secondary button-small" onClick={props.onReloadCatalogue}>
+              Read it again
+            </button>
+          </div>
+        )}
         <h1 tabIndex={-1} ref={heading}>
           {props.title}
         </h1>

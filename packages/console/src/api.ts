@@ -36,6 +36,8 @@ let csrfToken: string | undefined;
 let userId: string | undefined;
 let onSignedOut: (() => void) | undefined;
 let onUserChanged: (() => void) | undefined;
+/** Set once an answer came back for another user: every later one is refused too, until the page is bound again. */
+let switching = false;
 
 /**
  * The session this page works under. The cookie is the browser's, shared by every tab: when another tab signs in as
@@ -51,6 +53,7 @@ export function bindSession(
   userId = session?.user.id;
   onSignedOut = signedOut;
   onUserChanged = userChanged;
+  switching = false;
 }
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<Envelope<T>> {
@@ -79,7 +82,12 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   const answeredFor = response.headers.get("x-console-user");
   // The session's own route is how a page learns whose the session is: its answer is never another user's data.
   if (userId !== undefined && answeredFor !== null && answeredFor !== userId && path !== "/console/api/session") {
-    onUserChanged?.();
+    // The answers of requests already under way when the first came back are discarded the same way; the page is
+    // told once.
+    if (!switching) {
+      switching = true;
+      onUserChanged?.();
+    }
     throw new ApiError(
       0,
       "session_changed",

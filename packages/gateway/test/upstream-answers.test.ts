@@ -4,11 +4,12 @@
 // passed on in either of its forms.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "./harness.ts";
 
 let t: TestGateway;
 let upstream: http.Server;
+let url: string;
 let answer: { status: number; body: string; headers?: Record<string, string> } = { status: 200, body: "" };
 
 beforeAll(async () => {
@@ -17,15 +18,18 @@ beforeAll(async () => {
     response.end(answer.body);
   });
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => upstream?.close(resolve));
+});
+// A gateway of each test's own: the failures a test provokes count toward its circuit breakers.
+beforeEach(async () => {
   t = await startTestGateway({
     env: { GATEWAY_UPSTREAM_CATALOG_URL: url, GATEWAY_UPSTREAM_HOMEGOODS_URL: url, GATEWAY_UPSTREAM_OPENDATA_URL: url },
   });
 });
-afterAll(async () => {
-  await t?.close();
-  await new Promise((resolve) => upstream?.close(resolve));
-});
+afterEach(async () => t?.close());
 
 async function expectProviderFailure(provider: string, operation: string, input: unknown, message: string) {
   const response = await t.call(provider, operation, input);
@@ -173,5 +177,25 @@ describe("a 429's Retry-After", () => {
     // A wait of more than a day is passed on as a day.
     expect(await retryAfter("99999999999999999999999")).toBe("86400");
     expect(await retryAfter(new Date(Date.now() + 7 * 86_400_000).toUTCString())).toBe("86400");
+  });
+});
+
+describe("answers not of the upstream's schema", () => {
+  it("count toward the circuit breaker, as any failing answer does: after ten, calls are paused", async () => {
+    answer = { status: 200, body: JSON.stringify({ count: 1, page: 1, pageCount: 1, items: [{}] }) };
+    for (let call = 0; call < 10; call++) {
+      await expectProviderFailure(
+        "catalog",
+        "search_products",
+        { query: "米" },
+        "The catalog provider answered in a shape the gateway cannot read",
+      );
+    }
+    const paused = await t.call("catalog", "search_products", { query: "米" });
+    expect(paused.status).toBe(502);
+    expect(paused.headers.get("retry-after")).toBe("5");
+    expect(((await paused.json()) as { error: { message: string } }).error.message).toBe(
+      "The catalog provider is failing; calls are paused for a few seconds",
+    );
   });
 });

@@ -36,9 +36,10 @@ const withUsage = (command: Command): void => {
 withUsage(program);
 
 // A reader that stops early (`gateway openapi | head`) ends a printing command as it ends any Unix tool: quietly, not
-// with a stack trace. Not `serve`, whose log lines have a writer of their own that outlives such a reader.
+// with a stack trace. Not the commands that keep running: `serve`, whose log lines have a writer of their own that
+// outlives such a reader, and `sandbox`, which prints its URLs once and then serves.
 program.hook("preAction", (_program, command) => {
-  if (command.name() === "serve") return;
+  if (command.name() === "serve" || command.name() === "sandbox") return;
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code !== "EPIPE") throw error;
     process.exit(0);

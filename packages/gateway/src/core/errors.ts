@@ -17,8 +17,11 @@ export const errorCatalogue = {
 export type ErrorCode = keyof typeof errorCatalogue;
 export const errorCodes = Object.keys(errorCatalogue) as ErrorCode[];
 
-/** Problems listed in one answer at most; an input with more has them found and said as the first ones are fixed. */
-export const maxProblems = 100;
+/**
+ * The most places one answer names for a problem found by walking a body (a NUL character, a lone surrogate): a body of
+ * 1 MiB can hold 150,000 of them, an answer of 10 MB.
+ */
+export const maxProblems = 10_000;
 
 export interface FieldProblem {
   /** JSON pointer into the request body, "" for the body itself. */

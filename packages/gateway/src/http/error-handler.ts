@@ -75,7 +75,7 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
       reply.header("allow", allowed.join(", "));
       return sendError(
         reply,
-        invalidRequest(`${request.method} is not allowed on ${path}; use ${allowed.join(" or ")}`),
+        invalidRequest(`${request.method} is not allowed on ${shownPath(path)}; use ${allowed.join(" or ")}`),
       );
     }
     // Paths are exact: a trailing slash names no route, and the answer says which path was meant.

@@ -60,7 +60,9 @@ export async function executeOperation(
     core: deps.core,
     clock: deps.core.clock,
   };
-  const schemaProblems = compiled.inputProblems(input);
+  const { problems: schemaProblems, firstOnly } = compiled.inputProblems(input);
+  // An input too large to list every problem of is refused by its schema's first; its rules are not run on it.
+  if (firstOnly) throw invalidRequest(`The input of ${provider.id}:${operation.id} is invalid`, schemaProblems);
   // A rule about a field that already fails its schema judges a value that is wrong anyway (an impossible date is not
   // "later than now" either): only the schema's problem is said.
   const ruled = operation.check?.(input, ctx) ?? [];

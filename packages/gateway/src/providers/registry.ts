@@ -1,7 +1,7 @@
 // The one list of providers, and lookups with compiled validators. Adding a provider is one import and one line.
 import type { TSchema } from "@sinclair/typebox";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { type FieldProblem, maxProblems } from "../core/errors.ts";
+import type { FieldProblem } from "../core/errors.ts";
 import { createAjv } from "./ajv.ts";
 import { checkAliases } from "./aliases.ts";
 import { catalogProvider } from "./catalog/manifest.ts";
@@ -34,8 +34,11 @@ export interface CompiledOperation {
   /** Every problem of an input at once (for a CLI's own message); a request's input goes through inputProblems. */
   validateInput: ValidateFunction;
   validateOutput: ValidateFunction;
-  /** The problems of a request's input, bounded whatever its size: none for a valid one (its defaults then set). */
-  inputProblems(input: unknown): FieldProblem[];
+  /**
+   * The problems of a request's input: none for a valid one (its defaults then set), else every problem of its schema,
+   * or, for an input of more than 10,000 values, its first problem only (`firstOnly`).
+   */
+  inputProblems(input: unknown): { problems: FieldProblem[]; firstOnly: boolean };
 }
 
 /**
@@ -43,6 +46,14 @@ export interface CompiledOperation {
  * Listing every problem costs a check and an answer line per value: seconds of the event loop, and hundreds of MB.
  */
 const thoroughNodes = 10_000;
+
+const valid = { problems: [], firstOnly: false };
+
+/** Ajv's errors as problems, never none for a failed check (fieldProblems leaves out the anyOf/oneOf/if summaries). */
+function problemsOf(errors: readonly ErrorObject[] | null | undefined): FieldProblem[] {
+  const problems = fieldProblems(errors);
+  return problems.length > 0 ? problems : [{ path: "", message: "is invalid" }];
+}
 
 export class Registry {
   readonly providers: readonly ProviderDefinition[];
@@ -73,11 +84,11 @@ export class Registry {
           validateInput,
           validateOutput: ajv.compile(operation.output as TSchema),
           inputProblems(input) {
-            if (firstProblem(input)) return [];
-            if (!hasMoreNodes(input, thoroughNodes) && !validateInput(input)) {
-              return fieldProblems(validateInput.errors).slice(0, maxProblems);
-            }
-            return fieldProblems(firstProblem.errors);
+            if (firstProblem(input)) return valid;
+            if (hasMoreNodes(input, thoroughNodes))
+              return { problems: problemsOf(firstProblem.errors), firstOnly: true };
+            validateInput(input);
+            return { problems: problemsOf(validateInput.errors), firstOnly: false };
           },
         });
       }

@@ -131,7 +131,8 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
     throw mapUpstreamError(providerId, raw, options.errorMessage);
   }
 
-  // Network failures and 5xx open the circuit; 4xx and 429 answers are the provider working as designed.
+  // Network failures, 5xx and answers not of their schema open the circuit; 4xx and 429 answers are the provider
+  // working as designed.
   const breaker = new CircuitBreaker(send, {
     timeout: false,
     errorThresholdPercentage: 50,
@@ -142,7 +143,10 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
     rollingPercentilesEnabled: false,
     enableSnapshots: false,
     errorFilter: (error: unknown) =>
-      !(error instanceof GatewayError && error.status === 502 && !rateLimited.has(error)),
+      !(
+        error instanceof UnreadableAnswer ||
+        (error instanceof GatewayError && error.status === 502 && !rateLimited.has(error))
+      ),
   });
 
   return {
@@ -245,7 +249,11 @@ const maxProviderMessage = 300;
 
 function shortened(message: string | undefined): string | undefined {
   if (message === undefined || message.length <= maxProviderMessage) return message;
-  return `${message.slice(0, maxProviderMessage - 1)}…`;
+  // Not between the two halves of a surrogate pair, which would leave a lone one (no character) in the answer.
+  const end = /[\uD800-\uDBFF]/.test(message.charAt(maxProviderMessage - 2))
+    ? maxProviderMessage - 2
+    : maxProviderMessage - 1;
+  return `${message.slice(0, end)}…`;
 }
 
 function queryString(query: UpstreamRequest["query"]): string {
@@ -263,7 +271,8 @@ export class UnreadableAnswer extends TypeError {
   override name = "UnreadableAnswer";
 }
 
-const answerAjv = createAjv();
+// The first problem only: enough to refuse the answer and say why, and bounded for an answer of 16 MiB of wrong items.
+const answerAjv = createAjv({ allErrors: false });
 const answerValidators = new WeakMap<TSchema, ValidateFunction>();
 
 function checkAnswer(schema: TSchema, body: unknown, call: string): void {
@@ -273,8 +282,9 @@ function checkAnswer(schema: TSchema, body: unknown, call: string): void {
     answerValidators.set(schema, validate);
   }
   if (validate(body)) return;
-  const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`);
-  throw new UnreadableAnswer(`The answer to ${call} does not match its schema: ${problems.join("; ")}`);
+  const [problem] = validate.errors ?? [];
+  const where = problem ? `${problem.instancePath || "/"} ${problem.message ?? "is invalid"}` : "is invalid";
+  throw new UnreadableAnswer(`The answer to ${call} does not match its schema: ${where}`);
 }
 
 /** What parseJson answers for a body that is not JSON (an empty one included). */

@@ -182,6 +182,11 @@ describe("price watches", () => {
     const secondBody = (await (await shopping(s.t, "list_price_watches", connectionId, next)).json()) as any;
     expect(secondBody.data.watches.map((w: any) => w.product_id)).toEqual(whole.slice(2));
     expect(secondBody.pagination).toEqual({ next_cursor: null, has_more: false });
+    // The cursor holds a position, not a page number: the next page starts after the last one whatever its limit.
+    const one = (await (await shopping(s.t, "list_price_watches", connectionId, { limit: 1 })).json()) as any;
+    const rest = { limit: 20, cursor: one.pagination.next_cursor };
+    const restBody = (await (await shopping(s.t, "list_price_watches", connectionId, rest)).json()) as any;
+    expect(restBody.data.watches.map((w: any) => w.product_id)).toEqual(whole.slice(1));
     const refused = await shopping(s.t, "list_price_watches", connectionId, { limit: 101 });
     expect(refused.status).toBe(400);
   });

@@ -274,6 +274,65 @@ describe("the console in a browser", () => {
     await phone.close();
   });
 
+  it("keeps a 255-character external ref inside the page, on a phone and on a wide screen", async () => {
+    const longRef = `user_${"z".repeat(250)}`;
+    const started = await t.call("platform", "create_connect_session", {
+      provider_id: "shopping",
+      external_ref: longRef,
+    });
+    const connectUrl = ((await started.json()) as { data: { connect_url: string } }).data.connect_url;
+    expect((await runConnectFlow({ connectUrl, username: "demo", password: "demo" })).ok).toBe(true);
+    for (const viewport of [
+      { width: 1920, height: 1080 },
+      { width: 375, height: 800 },
+    ]) {
+      const sized = await browser.newContext({ viewport });
+      await sized.addCookies(await context.cookies());
+      const tab = await sized.newPage();
+      await tab.goto(`${t.url}/console/connections`);
+      const cell = tab.getByRole("row").filter({ hasText: "user_zzz" }).locator("td").first();
+      await cell.waitFor();
+      expect(await tab.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      // Nothing of it is cut off: the cell shows all of its text, wrapped.
+      expect(await cell.evaluate((td) => td.scrollWidth <= td.clientWidth)).toBe(true);
+      await screenshot(tab, `10-long-ref-${viewport.width}`);
+      await sized.close();
+    }
+  });
+
+  it("says so when it cannot tell who is signed in, rather than showing the sign-in page", async () => {
+    const failing = {
+      status: 500,
+      contentType: "application/json",
+      body: JSON.stringify({
+        error: {
+          code: "internal_error",
+          message: "The request failed inside the gateway",
+          request_id: "req_test",
+          retryable: false,
+        },
+      }),
+    };
+    const tab = await context.newPage();
+    await tab.route("**/console/api/session", (route) => route.fulfill(failing));
+    await tab.goto(`${t.url}/console/keys`);
+    await tab.getByRole("heading", { name: "The console could not reach the gateway" }).waitFor();
+    await tab.getByRole("alert").getByText("The request failed inside the gateway").waitFor();
+    expect(await tab.getByRole("heading", { name: "Sign in to the console" }).count()).toBe(0);
+    await tab.unroute("**/console/api/session");
+    await tab.getByRole("button", { name: "Try again" }).click();
+    await tab.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    // A catalogue that cannot be read is said, not taken for an empty one, and can be read again.
+    await tab.route("**/console/api/catalogue", (route) => route.fulfill(failing));
+    await tab.reload();
+    const notice = tab.getByText("The list of providers, scopes and event types could not be read");
+    await notice.waitFor();
+    await tab.unroute("**/console/api/catalogue");
+    await tab.getByRole("button", { name: "Read it again" }).click();
+    await notice.waitFor({ state: "detached" });
+    await tab.close();
+  });
+
   it("runs the public demo without signing in", async () => {
     const visitor = await browser.newContext();
     const demo = await visitor.newPage();

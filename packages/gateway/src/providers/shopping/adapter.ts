@@ -1,25 +1,34 @@
 // Calls to the shop's member API ("さくらマーケット" v2: snake_case, `_jpy` integer amounts, cart "lines", watch
 // list "entries") with the connection's bearer token, and the mapping of its shapes onto the gateway's.
+import { type Static, Type } from "@sinclair/typebox";
 import { memberCall } from "../member-call.ts";
 import type { OperationContext } from "../types.ts";
 import { yen } from "./schemas.ts";
 
-interface NativeLine {
-  sku: string;
-  item_name: string | null;
-  qty: number;
-  unit_price_jpy: number | null;
-}
-interface NativeCart {
-  cart: { lines: NativeLine[]; subtotal_jpy: number | null };
-}
-export interface NativeWatchEntry {
-  sku: string;
-  item_name: string | null;
-  target_price_jpy: number | null;
-  current_price_jpy: number | null;
-  registered_at: string;
-}
+// The shop's answers, checked before they are mapped or stored (snapshots, price_watch.triggered events).
+const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
+const NativeLine = Type.Object({
+  sku: Type.String(),
+  item_name: Type.Union([Type.String(), Type.Null()]),
+  qty: Type.Integer(),
+  unit_price_jpy: NullableInteger,
+});
+const NativeCart = Type.Object({ cart: Type.Object({ lines: Type.Array(NativeLine), subtotal_jpy: NullableInteger }) });
+type NativeCart = Static<typeof NativeCart>;
+const NativeWatchEntry = Type.Object({
+  sku: Type.String(),
+  item_name: Type.Union([Type.String(), Type.Null()]),
+  target_price_jpy: NullableInteger,
+  current_price_jpy: NullableInteger,
+  registered_at: Type.String(),
+});
+export type NativeWatchEntry = Static<typeof NativeWatchEntry>;
+const Deleted = { deleted: Type.Integer() };
+const CartAnswer = NativeCart;
+const RemovedLineAnswer = Type.Object({ ...NativeCart.properties, ...Deleted });
+const WatchlistAnswer = Type.Object({ entries: Type.Array(NativeWatchEntry) });
+const WatchAnswer = Type.Object({ created: Type.Boolean(), entry: NativeWatchEntry });
+const UnwatchAnswer = Type.Object(Deleted);
 
 export const nativeErrorMessage = (body: unknown): string | undefined => {
   const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
@@ -39,22 +48,25 @@ export function toCart(native: NativeCart) {
 }
 
 export const shop = {
-  cart: (ctx: OperationContext) => memberCall<NativeCart>(ctx, { path: "/api/v2/cart" }),
+  cart: (ctx: OperationContext) => memberCall(ctx, { path: "/api/v2/cart", answer: CartAnswer }),
   addLine: (ctx: OperationContext, productId: string, qty: number) =>
-    memberCall<NativeCart>(ctx, { method: "POST", path: "/api/v2/cart/lines", body: { sku: productId, qty } }),
-  removeLine: (ctx: OperationContext, productId: string) =>
-    memberCall<NativeCart & { deleted: number }>(ctx, {
-      method: "DELETE",
-      path: `/api/v2/cart/lines${sku(productId)}`,
+    memberCall(ctx, {
+      method: "POST",
+      path: "/api/v2/cart/lines",
+      body: { sku: productId, qty },
+      answer: CartAnswer,
     }),
-  clearCart: (ctx: OperationContext) => memberCall<NativeCart>(ctx, { method: "DELETE", path: "/api/v2/cart" }),
-  watchlist: (ctx: OperationContext) => memberCall<{ entries: NativeWatchEntry[] }>(ctx, { path: "/api/v2/watchlist" }),
+  removeLine: (ctx: OperationContext, productId: string) =>
+    memberCall(ctx, { method: "DELETE", path: `/api/v2/cart/lines${sku(productId)}`, answer: RemovedLineAnswer }),
+  clearCart: (ctx: OperationContext) => memberCall(ctx, { method: "DELETE", path: "/api/v2/cart", answer: CartAnswer }),
+  watchlist: (ctx: OperationContext) => memberCall(ctx, { path: "/api/v2/watchlist", answer: WatchlistAnswer }),
   watch: (ctx: OperationContext, productId: string, targetPriceJpy: number | null) =>
-    memberCall<{ created: boolean; entry: NativeWatchEntry }>(ctx, {
+    memberCall(ctx, {
       method: "PUT",
       path: `/api/v2/watchlist${sku(productId)}`,
       body: { target_price_jpy: targetPriceJpy },
+      answer: WatchAnswer,
     }),
   unwatch: (ctx: OperationContext, productId: string) =>
-    memberCall<{ deleted: number }>(ctx, { method: "DELETE", path: `/api/v2/watchlist${sku(productId)}` }),
+    memberCall(ctx, { method: "DELETE", path: `/api/v2/watchlist${sku(productId)}`, answer: UnwatchAnswer }),
 };

@@ -1,7 +1,7 @@
 // Price watches: the shop keeps the watch list (product and optional target price); the gateway keeps, per
 // connection and product, a snapshot of the last price it saw, which check_price_drops compares with.
 import { Type } from "@sinclair/typebox";
-import { pageFromCursor, pagination } from "../paging.ts";
+import { slicePage } from "../paging.ts";
 import { Cursor, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation, type OperationContext } from "../types.ts";
 import { type NativeWatchEntry, shop } from "./adapter.ts";
@@ -106,15 +106,9 @@ export const listPriceWatches = defineOperation({
   async handle(input, ctx) {
     // The shop answers the whole list (50 at most): the gateway pages it, in the shop's order.
     const [{ entries }, snapshots] = await Promise.all([shop.watchlist(ctx), loadSnapshots(ctx)]);
-    const page = pageFromCursor(input.cursor);
-    const limit = input.limit ?? 20;
-    const watches = entries
-      .slice((page - 1) * limit, page * limit)
-      .map((entry) => toWatch(ctx, entry, snapshots.get(entry.sku)));
-    return {
-      data: { action: "list_price_watches" as const, watches },
-      pagination: pagination(page, Math.ceil(entries.length / limit)),
-    };
+    const page = slicePage(entries, input.cursor, input.limit ?? 20);
+    const watches = page.items.map((entry) => toWatch(ctx, entry, snapshots.get(entry.sku)));
+    return { data: { action: "list_price_watches" as const, watches }, pagination: page.pagination };
   },
 });
 
