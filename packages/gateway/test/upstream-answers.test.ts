@@ -192,10 +192,27 @@ describe("answers not of the upstream's schema", () => {
       );
     }
     const paused = await t.call("catalog", "search_products", { query: "米" });
-    expect(paused.status).toBe(502);
-    expect(paused.headers.get("retry-after")).toBe("5");
-    expect(((await paused.json()) as { error: { message: string } }).error.message).toBe(
-      "The catalog provider is failing; calls are paused for a few seconds",
-    );
+    await expectPaused(paused);
+  });
+
+  it("and so does a 204 to a call that expects an answer", async () => {
+    answer = { status: 204, body: "" };
+    for (let call = 0; call < 10; call++) {
+      await expectProviderFailure(
+        "catalog",
+        "site_metadata",
+        {},
+        "The catalog provider answered in a shape the gateway cannot read",
+      );
+    }
+    await expectPaused(await t.call("catalog", "site_metadata", {}));
   });
 });
+
+async function expectPaused(paused: Response) {
+  expect(paused.status).toBe(502);
+  expect(paused.headers.get("retry-after")).toBe("5");
+  expect(((await paused.json()) as { error: { message: string } }).error.message).toBe(
+    "The catalog provider is failing; calls are paused for a few seconds",
+  );
+}

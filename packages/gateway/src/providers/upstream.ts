@@ -123,9 +123,13 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
         if (request.answer) checkAnswer(request.answer, raw.body, `${request.method ?? "GET"} ${request.path}`);
         return raw.body;
       }
-      // 204 and 205 carry no body by definition. Any other 2xx is the API's answer only as JSON: a maintenance page, a
-      // cut-off or an empty body is the provider failing (502, counted by the breaker), not data to map.
-      if (raw.status === 204 || raw.status === 205) return null;
+      // 204 and 205 carry no body by definition (a call that expects an answer of a schema gets none). Any other 2xx
+      // is the API's answer only as JSON: a maintenance page, a cut-off or an empty body is the provider failing (502,
+      // counted by the breaker), not data to map.
+      if (raw.status === 204 || raw.status === 205) {
+        if (request.answer) checkAnswer(request.answer, null, `${request.method ?? "GET"} ${request.path}`);
+        return null;
+      }
       throw unavailable(`The ${providerId} provider answered HTTP ${raw.status} without a JSON body`);
     }
     throw mapUpstreamError(providerId, raw, options.errorMessage);
@@ -276,15 +280,23 @@ const answerAjv = createAjv({ allErrors: false });
 const answerValidators = new WeakMap<TSchema, ValidateFunction>();
 
 function checkAnswer(schema: TSchema, body: unknown, call: string): void {
+  checkShape(schema, body, `The answer to ${call}`);
+}
+
+/**
+ * Throws an UnreadableAnswer unless `value` matches `schema` (a module-level schema: each is compiled once). For what
+ * is made of a provider's answer before it is kept: `what` names it in the message.
+ */
+export function checkShape(schema: TSchema, value: unknown, what: string): void {
   let validate = answerValidators.get(schema);
   if (!validate) {
     validate = answerAjv.compile(schema);
     answerValidators.set(schema, validate);
   }
-  if (validate(body)) return;
+  if (validate(value)) return;
   const [problem] = validate.errors ?? [];
   const where = problem ? `${problem.instancePath || "/"} ${problem.message ?? "is invalid"}` : "is invalid";
-  throw new UnreadableAnswer(`The answer to ${call} does not match its schema: ${where}`);
+  throw new UnreadableAnswer(`${what} does not match its schema: ${where}`);
 }
 
 /** What parseJson answers for a body that is not JSON (an empty one included). */

@@ -29,6 +29,7 @@ const Ticket = Type.Object(
 export const tickets = defineStatefulResource({
   kind: "ticket",
   idPrefix: "tkt",
+  schema: Ticket,
   upstreamId: (native: NativeTicket) => native.key,
   revision: (native: NativeTicket) => native.rev,
   fetch: async (_ctx, key) => {

@@ -53,6 +53,8 @@ describe("a create answered with what the gateway cannot store", () => {
     ["no revision", (charge) => delete charge.version],
     ["no id", (charge) => (charge.id = null)],
     ["a state it does not have", (charge) => (charge.status = "bogus")],
+    // Of the right type for the provider's own schema, but mapped to a date the API never answers (year 17814).
+    ["a creation time past the year 9999", (charge) => (charge.created = 500_000_000_000)],
   ];
   for (const [name, change] of answers) {
     it(`${name}: 502, nothing stored, no event`, async () => {
@@ -104,6 +106,21 @@ describe("a create answered with what the gateway cannot store", () => {
     const version = charge.version as number;
     expect((await push("hk_huge", 1e300)).status).toBe(400);
     expect(await revision()).toBe(version);
+    // A hook whose state maps to a date the API never answers is refused too, before anything is kept or announced.
+    const eventsBefore = await events();
+    const farBody = JSON.stringify({
+      id: "hk_far",
+      type: "charge.updated",
+      data: { charge: { ...charge, version: version + 1, created: 500_000_000_000 } },
+    });
+    const far = await fetch(`${s.t.url}/hooks/payments`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "gateway-signature": signHook(farBody, hookSecret, Date.now()) },
+      body: farBody,
+    });
+    expect(far.status).toBe(400);
+    expect(await revision()).toBe(version);
+    expect(await events()).toBe(eventsBefore);
     expect((await push("hk_next", version + 1)).status).toBe(200);
     expect(await revision()).toBe(version + 1);
   });

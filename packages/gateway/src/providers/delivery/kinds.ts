@@ -3,9 +3,11 @@
 import { isDeepStrictEqual } from "node:util";
 import { defineStatefulResource } from "../stateful/resource.ts";
 import { app, type NativeOrder, toOrder } from "./adapter.ts";
+import { Order } from "./schemas.ts";
 
 export const orders = defineStatefulResource({
   kind: "order",
+  schema: Order,
   idPrefix: "ord",
   upstreamId: (native: NativeOrder) => native.order_no,
   revision: (native: NativeOrder) => native.version,

@@ -2,9 +2,11 @@
 // transitions by a caller's action, and the events their changes cause.
 import { defineStatefulResource } from "../stateful/resource.ts";
 import { type NativeBooking, type NativeTicket, site, toReservation, toWaitlistEntry } from "./adapter.ts";
+import { Reservation, WaitlistEntry } from "./schemas.ts";
 
 export const reservations = defineStatefulResource({
   kind: "reservation",
+  schema: Reservation,
   idPrefix: "rsv",
   upstreamId: (native: NativeBooking) => native.booking_no,
   revision: (native: NativeBooking) => native.rev,
@@ -20,6 +22,7 @@ export const reservations = defineStatefulResource({
 
 export const waitlistEntries = defineStatefulResource({
   kind: "waitlist_entry",
+  schema: WaitlistEntry,
   idPrefix: "wl",
   upstreamId: (native: NativeTicket) => native.ticket_no,
   revision: (native: NativeTicket) => native.rev,

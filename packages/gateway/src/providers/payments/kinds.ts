@@ -2,9 +2,11 @@
 // approved payment), and the events of the issuer's answer.
 import { defineStatefulResource } from "../stateful/resource.ts";
 import { type NativeCharge, network, toPayment } from "./adapter.ts";
+import { Payment } from "./schemas.ts";
 
 export const payments = defineStatefulResource({
   kind: "payment",
+  schema: Payment,
   idPrefix: "pay",
   upstreamId: (native: NativeCharge) => native.id,
   revision: (native: NativeCharge) => native.version,

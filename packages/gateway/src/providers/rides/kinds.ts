@@ -3,9 +3,11 @@
 import { isDeepStrictEqual } from "node:util";
 import { defineStatefulResource } from "../stateful/resource.ts";
 import { company, type NativeTrip, toRide } from "./adapter.ts";
+import { Ride } from "./schemas.ts";
 
 export const rides = defineStatefulResource({
   kind: "ride",
+  schema: Ride,
   idPrefix: "ride",
   upstreamId: (native: NativeTrip) => native.trip_id,
   revision: (native: NativeTrip) => native.seq,

@@ -2,8 +2,9 @@
 // stored, updates the snapshots, and records price_watch.triggered for each target newly met, in one transaction.
 import { Type } from "@sinclair/typebox";
 import { defineOperation } from "../types.ts";
+import { checkShape } from "../upstream.ts";
 import { shop } from "./adapter.ts";
-import { action, EmptyInput, PriceDrop, yen } from "./schemas.ts";
+import { action, EmptyInput, PriceDrop, PriceWatch, yen } from "./schemas.ts";
 import { type PriceSnapshot, snapshotKind, toWatch } from "./watches.ts";
 
 /** Percent the price fell from `before` to `after`, one decimal; null when either is unknown. */
@@ -68,7 +69,12 @@ export const checkPriceDrops = defineOperation({
           notified: targetHit,
         };
         await snapshots.put(trx, connection.id, snapshotKind, entry.sku, next);
-        if (targetHit && !before?.notified) triggered.push(toWatch(ctx, entry, next));
+        if (targetHit && !before?.notified) {
+          // The event carries the watch as list_price_watches shows it: never one that list would refuse.
+          const watch = toWatch(ctx, entry, next);
+          checkShape(PriceWatch, watch, "The price watch made of the shop's answer");
+          triggered.push(watch);
+        }
         drops.push({
           product_id: entry.sku,
           title: next.title,

@@ -4,12 +4,14 @@
 // that keep the gateway's copy (core/resources) and record the events in the same transaction, whether a change
 // arrives as the answer to a call or as a hook, so that every event's `data.object` is what get_… answers.
 
-import { GatewayError, notFound } from "../../core/errors.ts";
+import type { TSchema } from "@sinclair/typebox";
+import { GatewayError, invalidRequest, notFound } from "../../core/errors.ts";
 import type { StoreExecutor } from "../../core/events/events.ts";
 import { newId } from "../../core/ids.ts";
 import type { ResourceCopy } from "../../core/resources/resource-copies.ts";
 import type { CoreServices } from "../../core/services.ts";
 import type { HookContext, HookResult, OperationContext } from "../types.ts";
+import { checkShape, UnreadableAnswer } from "../upstream.ts";
 
 /** What every stateful API object has. */
 export interface StatefulObject {
@@ -30,6 +32,12 @@ export interface StatefulResourceSpec<N, O extends StatefulObject> {
   fetch(ctx: OperationContext, upstreamId: string): Promise<N>;
   /** THE mapping: the API object get_… answers, events carry and the copy stores. Pure of everything but its input. */
   toObject(native: N, id: string): O;
+  /**
+   * The API object's schema (get_…'s output). What toObject made of an answer or a hook is checked against it before
+   * it is stored or announced: a provider's answer can pass its own schema and still map to what the API never answers
+   * (a date in the year 20000), which must not be kept, nor sent in an event.
+   */
+  schema: TSchema;
   /** Status → statuses a caller's action may move it to; `transition` refuses the others with 409 conflict. */
   transitions: Readonly<Record<string, readonly string[]>>;
   /** The gateway event types a change from `before` to `after` causes (each recorded with `after`). */
@@ -68,6 +76,12 @@ export function defineStatefulResource<N, O extends StatefulObject>(
   spec: StatefulResourceSpec<N, O>,
 ): StatefulResource<N, O> {
   const noun = spec.kind.replaceAll("_", " ");
+  /** toObject, checked: an UnreadableAnswer (a 502 for a call) when the object is not what the API answers. */
+  const toObject = (native: N, id: string): O => {
+    const object = spec.toObject(native, id);
+    checkShape(spec.schema, object, `The ${noun} made of the provider's answer`);
+    return object;
+  };
   const ref = (providerId: string) => ({ providerId, kind: spec.kind });
   const record = (object: O) => ({ ...object }) as Record<string, unknown>;
   const state = (object: O, revision: number) => ({ status: object.status, object: record(object), revision });
@@ -84,7 +98,7 @@ export function defineStatefulResource<N, O extends StatefulObject>(
     let current: ResourceCopy | undefined = copy;
     for (let attempt = 0; attempt < maxAttempts && current; attempt++) {
       if (revision <= current.revision) return current.object as O;
-      const after = spec.toObject(native, current.id);
+      const after = toObject(native, current.id);
       const next =
         current.accountId === null
           ? { ...state(after, revision), unowned: current.unownedHistory }
@@ -103,7 +117,7 @@ export function defineStatefulResource<N, O extends StatefulObject>(
    * the hooks brought after the state it answered, in order (a reservation confirmed, then cancelled: both events).
    */
   async function adopt(trx: StoreExecutor, ctx: OperationContext, orphan: ResourceCopy, native: N): Promise<boolean> {
-    const answered = spec.toObject(native, orphan.id);
+    const answered = toObject(native, orphan.id);
     const revision = spec.revision(native);
     const owner = { accountId: ctx.accountId, connectionId: ctx.connection?.id ?? null };
     const newer = orphan.revision >= revision;
@@ -125,6 +139,24 @@ export function defineStatefulResource<N, O extends StatefulObject>(
       fix: `Read the ${noun} again and act on its current status.`,
     });
 
+  /** For handleHook: applies a native state pushed by the upstream, in the hook's transaction. */
+  async function applyHook(ctx: HookContext, native: N): Promise<HookResult> {
+    const upstreamId = spec.upstreamId(native);
+    const { resources } = ctx.core;
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      const existing = await resources.findByUpstreamId(ctx.trx, { ...ref(ctx.providerId), upstreamId });
+      if (existing) {
+        await apply(ctx.trx, ctx.core, existing, native);
+        return {};
+      }
+      const object = toObject(native, newId(spec.idPrefix));
+      await resources.purgeOrphans(ctx.trx, ref(ctx.providerId), ctx.clock.now() - orphanRetentionMs);
+      const orphan = { ...ref(ctx.providerId), id: object.id, upstreamId, accountId: null, connectionId: null };
+      if (await resources.insert(ctx.trx, { ...orphan, ...state(object, spec.revision(native)) })) return {};
+    }
+    throw new GatewayError("internal_error", `The ${noun} pushed by ${ctx.providerId} could not be recorded`);
+  }
+
   return {
     spec,
 
@@ -135,7 +167,7 @@ export function defineStatefulResource<N, O extends StatefulObject>(
         for (let attempt = 0; attempt < maxAttempts; attempt++) {
           const existing = await resources.findByUpstreamId(trx, { ...ref(ctx.providerId), upstreamId });
           if (!existing) {
-            const object = spec.toObject(native, newId(spec.idPrefix));
+            const object = toObject(native, newId(spec.idPrefix));
             const inserted = await resources.insert(trx, {
               ...ref(ctx.providerId),
               id: object.id,
@@ -148,7 +180,7 @@ export function defineStatefulResource<N, O extends StatefulObject>(
             continue;
           }
           if (existing.accountId === null) {
-            if (await adopt(trx, ctx, existing, native)) return spec.toObject(native, existing.id);
+            if (await adopt(trx, ctx, existing, native)) return toObject(native, existing.id);
             continue;
           }
           if (existing.accountId !== ctx.accountId) {
@@ -200,20 +232,13 @@ export function defineStatefulResource<N, O extends StatefulObject>(
     },
 
     async fromHook(ctx, native) {
-      const upstreamId = spec.upstreamId(native);
-      const { resources } = ctx.core;
-      for (let attempt = 0; attempt < maxAttempts; attempt++) {
-        const existing = await resources.findByUpstreamId(ctx.trx, { ...ref(ctx.providerId), upstreamId });
-        if (existing) {
-          await apply(ctx.trx, ctx.core, existing, native);
-          return {};
-        }
-        const object = spec.toObject(native, newId(spec.idPrefix));
-        await resources.purgeOrphans(ctx.trx, ref(ctx.providerId), ctx.clock.now() - orphanRetentionMs);
-        const orphan = { ...ref(ctx.providerId), id: object.id, upstreamId, accountId: null, connectionId: null };
-        if (await resources.insert(ctx.trx, { ...orphan, ...state(object, spec.revision(native)) })) return {};
+      try {
+        return await applyHook(ctx, native);
+      } catch (error) {
+        // A hook whose state maps to what the API never answers is refused like any malformed hook, and kept nowhere.
+        if (error instanceof UnreadableAnswer) throw invalidRequest(`${error.message}: the hook is refused`);
+        throw error;
       }
-      throw new GatewayError("internal_error", `The ${noun} pushed by ${ctx.providerId} could not be recorded`);
     },
   };
 }
