@@ -19,7 +19,7 @@ export const errorCodes = Object.keys(errorCatalogue) as ErrorCode[];
 
 /**
  * The most places one answer names for a problem found by walking a body (a NUL character, a lone surrogate): a body of
- * 1 MiB can hold 150,000 of them, an answer of 10 MB.
+ * 1 MiB can hold 150,000 of them, an answer of 10 MB. (Their pointers are bounded too: http/body.ts.)
  */
 export const maxProblems = 10_000;
 

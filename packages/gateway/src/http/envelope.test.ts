@@ -187,6 +187,24 @@ describe("malformed requests", () => {
     expect(await nulScopes(12_000)).toEqual(Array.from({ length: 10_000 }, (_, i) => `/scopes/${i}`));
   });
 
+  it("names places deep in the body until their pointers fill 256 KiB, answering at once", async () => {
+    // 20,000 members named "\u0000", each inside the last: every one is a place, each pointer as long as it is deep.
+    const depth = 20_000;
+    const body = `{"name":"k","scopes":["*"],"x":${'{"\\u0000":'.repeat(depth)}1${"}".repeat(depth)}}`;
+    const result = await post("/v1/platform/create_api_key", { body, headers: json });
+    expectError(
+      result,
+      400,
+      "invalid_request",
+      "The body contains the NUL character (\\u0000), which no field accepts",
+    );
+    const paths = (result.json.error.details as { path: string }[]).map((d) => d.path);
+    expect(paths[0]).toBe("/x/\u0000");
+    const total = paths.reduce((sum, path) => sum + path.length, 0);
+    expect(total).toBeGreaterThanOrEqual(256 * 1024);
+    expect(total - (paths.at(-1) ?? "").length).toBeLessThan(256 * 1024);
+  });
+
   it("refuses a lone surrogate, which no string of UTF-8 can hold, naming every place, and stores nothing", async () => {
     await expectBodyRefused(
       '{"name":"lone-\\ud800-x","scopes":["opendata"],"tail\\udfff":1,"pair":"\\ud83d\\ude00"}',
