@@ -104,7 +104,18 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   } catch {
     parsed = undefined;
   }
-  if (response.ok) return parsed as Envelope<T>;
+  if (response.ok) {
+    // Every 2xx of the gateway is its envelope: anything else (a proxy's or a portal's page) is no answer to read.
+    if (typeof parsed === "object" && parsed !== null && "data" in parsed) return parsed as Envelope<T>;
+    throw new ApiError(
+      response.status,
+      "unreadable_answer",
+      `The answer (HTTP ${response.status}) is not the gateway's: something between the console and the gateway answered it`,
+      response.headers.get("x-request-id"),
+      undefined,
+      null,
+    );
+  }
   const error = (parsed as { error?: { code?: string; message?: string; request_id?: string; details?: unknown } })
     ?.error;
   const failure = new ApiError(

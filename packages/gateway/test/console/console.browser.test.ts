@@ -330,6 +330,19 @@ describe("the console in a browser", () => {
     await tab.unroute("**/console/api/catalogue");
     await tab.getByRole("button", { name: "Read it again" }).click();
     await notice.waitFor({ state: "detached" });
+    // A 200 that is not the gateway's (a portal's or a proxy's page) is no answer either, for both.
+    const portal = { status: 200, contentType: "text/html", body: "<html>Welcome to the hotel Wi-Fi</html>" };
+    await tab.route("**/console/api/session", (route) => route.fulfill(portal));
+    await tab.reload();
+    await tab.getByRole("heading", { name: "The console could not reach the gateway" }).waitFor();
+    await tab
+      .getByRole("alert")
+      .getByText(/is not the gateway's/)
+      .waitFor();
+    await tab.unroute("**/console/api/session");
+    await tab.route("**/console/api/catalogue", (route) => route.fulfill(portal));
+    await tab.getByRole("button", { name: "Try again" }).click();
+    await notice.waitFor();
     await tab.close();
   });
 
