@@ -171,7 +171,7 @@ describe("price watches", () => {
     expect(snapshots.map((r) => r.key)).toEqual([falling, steady, "prod_0100"].sort());
   });
 
-  it("list_price_watches pages the list: `limit` at a time, in the shop's order, the cursor to the next", async () => {
+  it("list_price_watches pages the list: `limit` at a time, oldest first, the cursor to the next", async () => {
     const whole = (await call("list_price_watches")).watches.map((w: any) => w.product_id);
     expect(whole).toEqual([falling, steady, "prod_0100"]);
     const first = await shopping(s.t, "list_price_watches", connectionId, { limit: 2 });
@@ -189,6 +189,14 @@ describe("price watches", () => {
     expect(restBody.data.watches.map((w: any) => w.product_id)).toEqual(whole.slice(1));
     const refused = await shopping(s.t, "list_price_watches", connectionId, { limit: 101 });
     expect(refused.status).toBe(400);
+    // Watches removed between two pages make the next page skip none of the others: not one before the cursor, nor
+    // the one the cursor names.
+    await call("unwatch_price", { product_id: whole[0] });
+    const afterRemoval = (await (await shopping(s.t, "list_price_watches", connectionId, next)).json()) as any;
+    expect(afterRemoval.data.watches.map((w: any) => w.product_id)).toEqual(whole.slice(2));
+    await call("unwatch_price", { product_id: whole[1] });
+    const lastGone = (await (await shopping(s.t, "list_price_watches", connectionId, next)).json()) as any;
+    expect(lastGone.data.watches.map((w: any) => w.product_id)).toEqual(whole.slice(2));
   });
 
   it("watch_price on prod_offline: 502 provider_unavailable", async () => {

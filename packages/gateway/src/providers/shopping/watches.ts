@@ -1,7 +1,7 @@
 // Price watches: the shop keeps the watch list (product and optional target price); the gateway keeps, per
 // connection and product, a snapshot of the last price it saw, which check_price_drops compares with.
 import { Type } from "@sinclair/typebox";
-import { slicePage } from "../paging.ts";
+import { keysetPage } from "../paging.ts";
 import { Cursor, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation, type OperationContext } from "../types.ts";
 import { type NativeWatchEntry, shop } from "./adapter.ts";
@@ -104,9 +104,10 @@ export const listPriceWatches = defineOperation({
   ),
   example: { input: {}, output: { action: "list_price_watches", watches: [exampleWatch] } },
   async handle(input, ctx) {
-    // The shop answers the whole list (50 at most): the gateway pages it, in the shop's order.
+    // The shop answers the whole list (50 at most): the gateway pages it, oldest watch first.
     const [{ entries }, snapshots] = await Promise.all([shop.watchlist(ctx), loadSnapshots(ctx)]);
-    const page = slicePage(entries, input.cursor, input.limit ?? 20);
+    const watchedAt = (entry: NativeWatchEntry) => [Date.parse(entry.registered_at) || 0, entry.sku] as const;
+    const page = keysetPage(entries, watchedAt, input.cursor, input.limit ?? 20);
     const watches = page.items.map((entry) => toWatch(ctx, entry, snapshots.get(entry.sku)));
     return { data: { action: "list_price_watches" as const, watches }, pagination: page.pagination };
   },
