@@ -14,23 +14,23 @@ export interface CategoryNode {
   /** Category title. */
   title: string;
   /** Present when the image is exposed. */
-  image_url?: string;
+  image_url?: string | undefined;
   /** Nested child categories (recursive). */
-  children?: CategoryNode[];
+  children?: CategoryNode[] | undefined;
 }
 
 // platform: Platform
 
 /** Input of `platform:create_api_key`. */
 export interface PlatformCreateApiKeyInput {
-  name?: string;
+  name?: string | undefined;
   scopes: string[];
   /** Format: date-time. */
-  expires_at?: string;
+  expires_at?: string | undefined;
   rate_limit?: {
     per_minute: number;
     burst: number;
-  };
+  } | undefined;
 }
 /** `data` of `platform:create_api_key`. */
 export interface PlatformCreateApiKeyOutput {
@@ -57,9 +57,9 @@ export interface PlatformCreateApiKeyOutput {
 /** Input of `platform:list_api_keys`. */
 export interface PlatformListApiKeysInput {
   /** Cursor from a previous page's `pagination.next_cursor`. */
-  cursor?: string;
+  cursor?: string | undefined;
   /** Page size, 1 to 100. Default: 20. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `platform:list_api_keys`. */
 export interface PlatformListApiKeysOutput {
@@ -127,15 +127,15 @@ export interface PlatformCreateConnectSessionOutput {
 /** Input of `platform:list_connections`. */
 export interface PlatformListConnectionsInput {
   /** Your own reference for the end user (a user id of your app); maps to one live connection per provider. */
-  external_ref?: string;
+  external_ref?: string | undefined;
   /** Only connections whose external_ref starts so. */
-  external_ref_prefix?: string;
+  external_ref_prefix?: string | undefined;
   /** A provider with credentials operations, e.g. `shopping`. */
-  provider_id?: string;
+  provider_id?: string | undefined;
   /** Cursor from a previous page's `pagination.next_cursor`. */
-  cursor?: string;
+  cursor?: string | undefined;
   /** Page size, 1 to 100. Default: 20. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `platform:list_connections`. */
 export interface PlatformListConnectionsOutput {
@@ -258,7 +258,7 @@ export interface PlatformDeleteWebhookEndpointOutput {
 /** Input of `platform:rotate_webhook_secret`. */
 export interface PlatformRotateWebhookSecretInput {
   /** Default: 0. */
-  grace_seconds?: number;
+  grace_seconds?: number | undefined;
 }
 /** `data` of `platform:rotate_webhook_secret`. */
 export interface PlatformRotateWebhookSecretOutput {
@@ -299,11 +299,11 @@ export interface PlatformSendTestEventOutput {
 /** Input of `platform:list_events`. */
 export interface PlatformListEventsInput {
   /** An event type. */
-  type?: "reservation.confirmed" | "reservation.cancelled" | "waitlist.called" | "order.updated" | "payment.approved" | "payment.declined" | "ride.updated" | "connection.created" | "connection.deleted" | "connection.needs_reauth" | "price_watch.triggered" | "test.event";
+  type?: "reservation.confirmed" | "reservation.cancelled" | "waitlist.called" | "order.updated" | "payment.approved" | "payment.declined" | "ride.updated" | "connection.created" | "connection.deleted" | "connection.needs_reauth" | "price_watch.triggered" | "test.event" | undefined;
   /** Cursor from a previous page's `pagination.next_cursor`. */
-  cursor?: string;
+  cursor?: string | undefined;
   /** Page size, 1 to 100. Default: 20. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `platform:list_events`. */
 export interface PlatformListEventsOutput {
@@ -547,11 +547,11 @@ export interface PlatformOperations {
 /** Input of `catalog:browse_catalog`. */
 export interface CatalogBrowseCatalogInput {
   /** Category id, e.g. 101; 0 is the root. */
-  category_id?: string;
+  category_id?: string | undefined;
   /** Cursor from a previous page's `pagination.next_cursor`. */
-  cursor?: string;
+  cursor?: string | undefined;
   /** Page size, 1 to 100. Default: 20. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `catalog:browse_catalog`. */
 export type CatalogBrowseCatalogOutput = JsonValue;
@@ -560,10 +560,10 @@ export type CatalogBrowseCatalogOutput = JsonValue;
 export interface CatalogCheckPickupAvailabilityInput {
   /** Product id, e.g. cat-prd-0001. */
   product_id: string;
-  store_ids?: string[];
+  store_ids?: string[] | undefined;
   /** e.g. 渋谷区. */
-  ward?: string;
-  in_stock_only?: boolean;
+  ward?: string | undefined;
+  in_stock_only?: boolean | undefined;
 }
 /** `data` of `catalog:check_pickup_availability`. */
 export type CatalogCheckPickupAvailabilityOutput = JsonValue;
@@ -580,12 +580,12 @@ export type CatalogProductDetailOutput = JsonValue;
 export interface CatalogProductReviewsInput {
   /** Product id, e.g. cat-prd-0001. */
   product_id: string;
-  rating?: number;
-  sort?: "newest" | "helpful" | "rating_desc" | "rating_asc";
+  rating?: number | undefined;
+  sort?: "newest" | "helpful" | "rating_desc" | "rating_asc" | undefined;
   /** Cursor from a previous page's `pagination.next_cursor`. */
-  cursor?: string;
+  cursor?: string | undefined;
   /** Page size, 1 to 100. Default: 20. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `catalog:product_reviews`. */
 export type CatalogProductReviewsOutput = JsonValue;
@@ -593,58 +593,58 @@ export type CatalogProductReviewsOutput = JsonValue;
 /** Input of `catalog:recommend_products`. */
 export interface CatalogRecommendProductsInput {
   /** Product id, e.g. cat-prd-0001. */
-  product_id?: string;
+  product_id?: string | undefined;
   /** Category id, e.g. 101; 0 is the root. */
-  category_id?: string;
+  category_id?: string | undefined;
   /** Default: 10. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `catalog:recommend_products`. */
 export type CatalogRecommendProductsOutput = JsonValue;
 
 /** Input of `catalog:search_products`. */
 export interface CatalogSearchProductsInput {
-  query?: string;
+  query?: string | undefined;
   /** Category id, e.g. 101; 0 is the root. */
-  category_id?: string;
-  min_price?: number;
-  max_price?: number;
-  in_stock_only?: boolean;
-  sort?: "relevance" | "price_asc" | "price_desc" | "rating" | "review_count" | "newest";
+  category_id?: string | undefined;
+  min_price?: number | undefined;
+  max_price?: number | undefined;
+  in_stock_only?: boolean | undefined;
+  sort?: "relevance" | "price_asc" | "price_desc" | "rating" | "review_count" | "newest" | undefined;
   /** Cursor from a previous page's `pagination.next_cursor`. */
-  cursor?: string;
+  cursor?: string | undefined;
   /** Page size, 1 to 100. Default: 20. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `catalog:search_products`. */
 export type CatalogSearchProductsOutput = JsonValue;
 
 /** Input of `catalog:search_stores`. */
 export interface CatalogSearchStoresInput {
-  query?: string;
+  query?: string | undefined;
   /** e.g. 渋谷区. */
-  ward?: string;
-  service?: "pickup" | "parking" | "tax_free" | "delivery" | "repair_desk";
+  ward?: string | undefined;
+  service?: "pickup" | "parking" | "tax_free" | "delivery" | "repair_desk" | undefined;
   near?: {
     lat: number;
     lng: number;
     /** Default: 10. */
-    radius_km?: number;
-  };
+    radius_km?: number | undefined;
+  } | undefined;
   /** Cursor from a previous page's `pagination.next_cursor`. */
-  cursor?: string;
+  cursor?: string | undefined;
   /** Page size, 1 to 100. Default: 20. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `catalog:search_stores`. */
 export type CatalogSearchStoresOutput = JsonValue;
 
 /** Input of `catalog:search_trends`. */
 export interface CatalogSearchTrendsInput {
-  period?: "daily" | "weekly" | "monthly";
-  category_id?: string;
+  period?: "daily" | "weekly" | "monthly" | undefined;
+  category_id?: string | undefined;
   /** Default: 10. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `catalog:search_trends`. */
 export type CatalogSearchTrendsOutput = JsonValue;
@@ -752,18 +752,18 @@ export interface CatalogOperations {
 export interface HomegoodsBrowseProductsInput {
   /** Category id, e.g. hg-10. */
   category_id: string;
-  sort?: "recommended" | "price_asc" | "price_desc" | "newest" | "rating";
+  sort?: "recommended" | "price_asc" | "price_desc" | "newest" | "rating" | undefined;
   /** Cursor from a previous page's `pagination.next_cursor`. */
-  cursor?: string;
+  cursor?: string | undefined;
   /** Page size, 1 to 100. Default: 20. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `homegoods:browse_products`. */
 export type HomegoodsBrowseProductsOutput = CategoryNode;
 
 /** Input of `homegoods:product_categories`. */
 export interface HomegoodsProductCategoriesInput {
-  depth?: number;
+  depth?: number | undefined;
 }
 /** `data` of `homegoods:product_categories`. */
 export type HomegoodsProductCategoriesOutput = CategoryNode;
@@ -784,7 +784,7 @@ export type HomegoodsSiteMetadataOutput = CategoryNode;
 /** Input of `homegoods:today_deals`. */
 export interface HomegoodsTodayDealsInput {
   /** YYYY-MM-DD, 2020-01-01 to 2035-12-31. Format: date. */
-  date?: string;
+  date?: string | undefined;
 }
 /** `data` of `homegoods:today_deals`. */
 export type HomegoodsTodayDealsOutput = CategoryNode;
@@ -933,7 +933,7 @@ export interface ShoppingAddCartItemInput {
   /** Product identifier at the shop, e.g. `prod_0001` (`prod_offline` makes the shop answer 503). */
   product_id: string;
   /** Default 1. Default: 1. */
-  quantity?: number;
+  quantity?: number | undefined;
 }
 /** `data` of `shopping:add_cart_item`. */
 export interface ShoppingAddCartItemOutput {
@@ -1037,7 +1037,7 @@ export interface ShoppingWatchPriceInput {
   /** Product identifier at the shop, e.g. `prod_0001` (`prod_offline` makes the shop answer 503). */
   product_id: string;
   /** Target price in JPY. */
-  target_price?: number;
+  target_price?: number | undefined;
 }
 /** `data` of `shopping:watch_price`. */
 export interface ShoppingWatchPriceOutput {
@@ -1077,9 +1077,9 @@ export interface ShoppingWatchPriceOutput {
 /** Input of `shopping:list_price_watches`. */
 export interface ShoppingListPriceWatchesInput {
   /** Cursor from a previous page's `pagination.next_cursor`. */
-  cursor?: string;
+  cursor?: string | undefined;
   /** Page size, 1 to 100. Default: 20. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `shopping:list_price_watches`. */
 export interface ShoppingListPriceWatchesOutput {
@@ -1227,15 +1227,15 @@ export interface ShoppingOperations {
 /** Input of `dining:search_restaurants`. */
 export interface DiningSearchRestaurantsInput {
   /** e.g. ginza, shibuya, shinjuku, kagurazaka, ebisu, asakusa. */
-  area?: string;
+  area?: string | undefined;
   /** e.g. sushi, kaiseki, yakitori, ramen, tempura, french, italian. */
-  cuisine?: string;
+  cuisine?: string | undefined;
   /** Number of people, 1 to 20. */
-  party_size?: number;
+  party_size?: number | undefined;
   /** Cursor from a previous page's `pagination.next_cursor`. */
-  cursor?: string;
+  cursor?: string | undefined;
   /** Page size, 1 to 100. Default: 20. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `dining:search_restaurants`. */
 export interface DiningSearchRestaurantsOutput {
@@ -1290,7 +1290,7 @@ export interface DiningListSlotsInput {
   /** Tokyo date, YYYY-MM-DD, not in the past. Format: date. */
   date: string;
   /** Number of people, 1 to 20. */
-  party_size?: number;
+  party_size?: number | undefined;
 }
 /** `data` of `dining:list_slots`. */
 export interface DiningListSlotsOutput {
@@ -1563,15 +1563,15 @@ export interface DiningOperations {
 /** Input of `delivery:search_menus`. */
 export interface DeliverySearchMenusInput {
   /** e.g. shinjuku, shibuya, tsukiji, jimbocho, ueno, akasaka, asakusa. */
-  area?: string;
+  area?: string | undefined;
   /** e.g. ramen, sushi, curry, bento, yakitori, tonkatsu, udon, tempura. */
-  cuisine?: string;
+  cuisine?: string | undefined;
   /** Japanese or English, e.g. 餃子 or curry. */
-  keyword?: string;
+  keyword?: string | undefined;
   /** Cursor from a previous page's `pagination.next_cursor`. */
-  cursor?: string;
+  cursor?: string | undefined;
   /** Page size, 1 to 100. Default: 20. */
-  limit?: number;
+  limit?: number | undefined;
 }
 /** `data` of `delivery:search_menus`. */
 export interface DeliverySearchMenusOutput {
@@ -1637,7 +1637,7 @@ export interface DeliveryCreateOrderInput {
   /** Full address in Tokyo (personal data: never logged). */
   delivery_address: string;
   /** For the kitchen and the courier. */
-  notes?: string;
+  notes?: string | undefined;
 }
 /** `data` of `delivery:create_order`. */
 export interface DeliveryCreateOrderOutput {
@@ -1891,7 +1891,7 @@ export interface RidesEstimateRideInput {
     lng: number;
   };
   /** standard (taxi, 4 seats), premium (hired car, 3 seats) or van (9 seats). */
-  product?: "standard" | "premium" | "van";
+  product?: "standard" | "premium" | "van" | undefined;
 }
 /** `data` of `rides:estimate_ride`. */
 export interface RidesEstimateRideOutput {
@@ -1941,7 +1941,7 @@ export interface RidesRequestRideInput {
     lng: number;
   };
   /** standard (taxi, 4 seats), premium (hired car, 3 seats) or van (9 seats). */
-  product?: "standard" | "premium" | "van";
+  product?: "standard" | "premium" | "van" | undefined;
 }
 /** `data` of `rides:request_ride`. */
 export interface RidesRequestRideOutput {

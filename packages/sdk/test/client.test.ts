@@ -67,6 +67,17 @@ describe("a typed call per provider", () => {
     expect(created.requestId).toBe(attempts[0]?.responseHeaders["x-request-id"]);
     const { data } = await sdk.platform.revokeApiKey({ key_id: created.data.api_key.id });
     expect(data.api_key.revoked_at).toEqual(expect.any(String));
+    // Every page, the way a loop over a list is written: a cursor that is undefined on the first call type-checks
+    // under exactOptionalPropertyTypes, and is left out of the request.
+    const ids: string[] = [];
+    for (let cursor: string | undefined, more = true; more; ) {
+      const page = await sdk.platform.listApiKeys({ cursor, limit: 1 });
+      ids.push(...page.data.api_keys.map((key) => key.id));
+      cursor = page.pagination?.next_cursor ?? undefined;
+      more = page.pagination?.has_more === true;
+    }
+    expect(ids).toContain(created.data.api_key.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it("catalog", async () => {

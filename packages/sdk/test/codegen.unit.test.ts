@@ -49,7 +49,7 @@ describe("schemaToType", () => {
         "  /** The id. */",
         "  id: string;",
         "  /** Default: 20. */",
-        '  "two words"?: number;',
+        '  "two words"?: number | undefined;',
         "  /** Format: date-time. */",
         "  at: string;",
         "}",
@@ -60,7 +60,7 @@ describe("schemaToType", () => {
     expect(convert(Type.Record(Type.String(), Type.Number()))).toBe("{\n  [key: string]: number;\n}");
     expect(
       convert({ type: "object", properties: { a: { type: "string" } }, additionalProperties: { type: "number" } }),
-    ).toBe("{\n  a?: string;\n  [key: string]: unknown;\n}");
+    ).toBe("{\n  a?: string | undefined;\n  [key: string]: unknown;\n}");
   });
 
   it("intersections, references and recursive schemas by name", () => {

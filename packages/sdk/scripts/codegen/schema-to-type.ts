@@ -91,7 +91,10 @@ function objectType(schema: Record<string, unknown>, names: TypeNames, indent: s
     const doc = describe(property);
     if (doc) lines.push(`${inner}/** ${doc} */`);
     const name = identifier.test(key) ? key : JSON.stringify(key);
-    lines.push(`${inner}${name}${required.has(key) ? "" : "?"}: ${schemaToType(property, names, inner)};`);
+    // An optional property may also be given as undefined (JSON.stringify leaves it out), so that callers compiled with
+    // exactOptionalPropertyTypes can pass `{ cursor }` with a cursor that may be undefined.
+    const type = schemaToType(property, names, inner);
+    lines.push(`${inner}${name}${required.has(key) ? `: ${type}` : `?: ${type} | undefined`};`);
   }
   const index = indexSignatureType(schema, names, inner);
   if (index !== undefined) {
