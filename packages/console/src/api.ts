@@ -127,6 +127,14 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
     response.headers.get("retry-after"),
   );
   if (response.status === 401 && path !== "/console/api/session") onSignedOut?.();
+  // The same user signed in again in another tab: the session, and its CSRF token, are new. The page reads the session
+  // again (its pages with it) rather than failing every action until it is reloaded.
+  const staleToken =
+    response.status === 403 && failure.message.startsWith("Missing or wrong X-CSRF-Token") && csrfToken !== undefined;
+  if (staleToken && path !== "/console/api/session" && !switching) {
+    switching = true;
+    onUserChanged?.();
+  }
   throw failure;
 }
 

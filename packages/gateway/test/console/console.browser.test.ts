@@ -397,6 +397,27 @@ describe("the console in a browser", () => {
     expect(await page.getByText("checkout service").count()).toBe(0);
   });
 
+  it("takes the new CSRF token when the same user signed in again in another tab, rather than failing every action", async () => {
+    const other = await context.newPage();
+    await other.goto(`${t.url}/console`);
+    await other.getByRole("button", { name: "Sign out" }).click();
+    await other.getByLabel("Email").fill("grace@example.com");
+    await other.getByLabel("Password").fill(password);
+    await other.getByRole("button", { name: "Sign in" }).click();
+    await other.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    await other.close();
+    // This tab's token is the old session's: its first action is refused, and the tab reads the session again.
+    await nav("API keys");
+    await page.getByLabel("Name").fill("after re-sign-in");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.waitForLoadState("networkidle");
+    await page.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    await page.getByLabel("Name").fill("after re-sign-in");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.locator("#shown-once-value").waitFor();
+    await page.getByRole("button", { name: /stored it/ }).click();
+  });
+
   it("signs out, from a tab whose CSRF token another tab's new sign-in replaced too", async () => {
     // A second tab signs out and in again: the cookie both tabs share is a new session's, this tab's token is not.
     const other = await context.newPage();
