@@ -77,17 +77,12 @@ describe("401 unauthorized", () => {
     const wide = await createKey(["*"]);
     const narrow = await createKey(["platform:revoke_api_key", "opendata"]);
     const sibling = await createKey(["opendata"]);
-    const refused = await call(narrow.key, "revoke_api_key", { key_id: wide.api_key.id });
-    expect(refused.response.status).toBe(403);
-    expect(refused.json).toEqual({
-      error: {
-        code: "scope_denied",
-        message: "A key can only revoke keys whose scopes its own scopes cover",
-        request_id: refused.response.headers.get("x-request-id"),
-        retryable: false,
-        fix: expect.any(String),
-      },
-    });
+    expectAuthError(
+      await call(narrow.key, "revoke_api_key", { key_id: wide.api_key.id }),
+      403,
+      "scope_denied",
+      "A key can only revoke keys whose scopes its own scopes cover",
+    );
     expect((await call(wide.key, "list_api_keys")).response.status).toBe(200);
     const allowed = await call(narrow.key, "revoke_api_key", { key_id: sibling.api_key.id });
     expect(allowed.json.data.api_key.revoked_at).toEqual(expect.any(String));

@@ -34,6 +34,18 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** Another tab of the same browser signs out and signs in as `email`: the cookie both share becomes a new session's. */
+async function signInInAnotherTab(email: string) {
+  const other = await context.newPage();
+  await other.goto(`${t.url}/console`);
+  await other.getByRole("button", { name: "Sign out" }).click();
+  await other.getByLabel("Email").fill(email);
+  await other.getByLabel("Password").fill(password);
+  await other.getByRole("button", { name: "Sign in" }).click();
+  await other.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+  await other.close();
+}
+
 const nav = (label: string) =>
   page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: label }).click();
 
@@ -379,14 +391,7 @@ describe("the console in a browser", () => {
     await createUser(t, "grace@example.com", "grace-account");
     await nav("API keys");
     await page.getByText("checkout service").first().waitFor();
-    const other = await context.newPage();
-    await other.goto(`${t.url}/console`);
-    await other.getByRole("button", { name: "Sign out" }).click();
-    await other.getByLabel("Email").fill("grace@example.com");
-    await other.getByLabel("Password").fill(password);
-    await other.getByRole("button", { name: "Sign in" }).click();
-    await other.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
-    await other.close();
+    await signInInAnotherTab("grace@example.com");
     // This tab still shows ada: the next page it reads is answered for grace, so the tab becomes grace's.
     await expect(page.locator(".email").textContent()).resolves.toBe("ada@example.com");
     await nav("Connections");
@@ -398,14 +403,7 @@ describe("the console in a browser", () => {
   });
 
   it("takes the new CSRF token when the same user signed in again in another tab, rather than failing every action", async () => {
-    const other = await context.newPage();
-    await other.goto(`${t.url}/console`);
-    await other.getByRole("button", { name: "Sign out" }).click();
-    await other.getByLabel("Email").fill("grace@example.com");
-    await other.getByLabel("Password").fill(password);
-    await other.getByRole("button", { name: "Sign in" }).click();
-    await other.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
-    await other.close();
+    await signInInAnotherTab("grace@example.com");
     // This tab's token is the old session's: its first action is refused, and the tab reads the session again.
     await nav("API keys");
     await page.getByLabel("Name").fill("after re-sign-in");
@@ -420,14 +418,7 @@ describe("the console in a browser", () => {
 
   it("signs out, from a tab whose CSRF token another tab's new sign-in replaced too", async () => {
     // A second tab signs out and in again: the cookie both tabs share is a new session's, this tab's token is not.
-    const other = await context.newPage();
-    await other.goto(`${t.url}/console`);
-    await other.getByRole("button", { name: "Sign out" }).click();
-    await other.getByLabel("Email").fill("ada@example.com");
-    await other.getByLabel("Password").fill(password);
-    await other.getByRole("button", { name: "Sign in" }).click();
-    await other.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
-    await other.close();
+    await signInInAnotherTab("ada@example.com");
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in to the console" }).waitFor();
     const status = await page.evaluate(async () => (await fetch("/console/api/session")).status);
