@@ -97,6 +97,19 @@ describe("webhook private-address guard", () => {
     }
   });
 
+  it("says a URL of the wrong form with the input's other problems, in one answer", async () => {
+    const gw = await gateway();
+    const response = await gw.call("platform", "set_webhook_endpoint", {
+      url: "http://hooks.example.com/gateway",
+      event_types: ["*", "order.updated"],
+      colour: "blue",
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { message: string; details: { path: string }[] } };
+    expect(body.error.message).toBe("The input of platform:set_webhook_endpoint is invalid");
+    expect(body.error.details.map((d) => d.path).sort()).toEqual(["/colour", "/event_types", "/url"]);
+  });
+
   it("refuses at delivery when the name now resolves to a private address (DNS rebinding)", async () => {
     const target = await receiver();
     const port = new URL(target.url).port;

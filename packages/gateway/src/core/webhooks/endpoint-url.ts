@@ -1,7 +1,7 @@
 // The rules for a webhook endpoint URL at registration: https only, no credentials, port 1–65535, and no private,
 // loopback or link-local target unless GATEWAY_WEBHOOK_ALLOW_PRIVATE=1. Delivery checks the address again.
 import net from "node:net";
-import { invalidRequest } from "../errors.ts";
+import { type BrokenRule, invalidRequest } from "../errors.ts";
 import { isPrivateAddress } from "./address-guard.ts";
 import { BlockedAddressError, type HostResolver, resolveAllowed } from "./resolver.ts";
 
@@ -16,21 +16,40 @@ const refuse = (message: string) =>
 /** The host part as an address or name, without IPv6 brackets. */
 export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
 
-/** Validates the URL and answers it normalised, or throws 400 with the reason. */
-export async function checkEndpointUrl(raw: string, policy: UrlPolicy): Promise<string> {
+/**
+ * What is wrong with the URL's form, if anything: what can be told without looking its host up, and so is said with
+ * the input's other problems (platform:set_webhook_endpoint's `check`).
+ */
+export function urlFormProblem(raw: string, policy: Pick<UrlPolicy, "allowPrivate">): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw refuse(whyUnparsable(raw));
+    return whyUnparsable(raw);
   }
   const secure = url.protocol === "https:";
-  if (!secure && !(policy.allowPrivate && url.protocol === "http:")) throw refuse("it must use https://");
-  if (url.username || url.password) throw refuse("it must not carry credentials");
+  if (!secure && !(policy.allowPrivate && url.protocol === "http:")) return "it must use https://";
+  if (url.username || url.password) return "it must not carry credentials";
   // href keeps a bare "#" (an empty fragment) that url.hash reports as "".
-  if (url.href.includes("#")) throw refuse("it must not have a #fragment");
+  if (url.href.includes("#")) return "it must not have a #fragment";
   // WHATWG URL keeps port 0 (nothing listens there, so every delivery would fail); it drops a scheme's default port.
-  if (url.port === "0") throw refuse("its port must be 1 to 65535");
+  if (url.port === "0") return "its port must be 1 to 65535";
+  return undefined;
+}
+
+/** The rule a URL of a wrong form breaks, as the input's other rules are said. */
+export function urlFormRule(raw: string, policy: Pick<UrlPolicy, "allowPrivate">): BrokenRule | undefined {
+  const problem = urlFormProblem(raw, policy);
+  return problem === undefined
+    ? undefined
+    : { message: `The webhook URL is not allowed: ${problem}`, problems: [{ path: "/url", message: problem }] };
+}
+
+/** Validates the URL and answers it normalised, or throws 400 with the reason. */
+export async function checkEndpointUrl(raw: string, policy: UrlPolicy): Promise<string> {
+  const problem = urlFormProblem(raw, policy);
+  if (problem !== undefined) throw refuse(problem);
+  const url = new URL(raw);
   if (policy.allowPrivate) return url.href;
   const host = hostOf(url);
   if (net.isIP(host) !== 0) {

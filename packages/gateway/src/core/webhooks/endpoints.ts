@@ -9,7 +9,7 @@ import { type BrokenRule, brokenRuleError, invalidRequest, notFound } from "../e
 import { eventTypes, isEventType } from "../events/event-types.ts";
 import { newId } from "../ids.ts";
 import { EndpointSecrets, type SigningSecret } from "./endpoint-secrets.ts";
-import { checkEndpointUrl, type UrlPolicy } from "./endpoint-url.ts";
+import { checkEndpointUrl, type UrlPolicy, urlFormRule } from "./endpoint-url.ts";
 
 export const maxGraceSeconds = 7 * 24 * 3600;
 
@@ -68,6 +68,11 @@ export class WebhookEndpoints {
 
   private changed(endpointId: string): void {
     for (const listener of this.listeners) listener(endpointId);
+  }
+
+  /** The rule a URL of a wrong form breaks (https only, no credentials, …): said with the input's other problems. */
+  urlRule(url: string): BrokenRule | undefined {
+    return urlFormRule(url, this.urlPolicy);
   }
 
   /** Creates the endpoint (answering its secret, once) or changes its URL and types (secret unchanged: null). */

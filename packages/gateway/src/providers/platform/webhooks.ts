@@ -25,9 +25,12 @@ export const setWebhookEndpoint = defineOperation({
     input: { url: exampleEndpoint.url, event_types: exampleEndpoint.event_types },
     output: { endpoint: exampleEndpoint, secret: exampleSecret },
   },
-  check({ event_types }) {
+  check({ url, event_types }, ctx) {
     const wildcard = Array.isArray(event_types) ? wildcardRule(event_types) : undefined;
-    return wildcard ? [wildcard] : [];
+    // The URL's form is said here with the rest; its host (a private address, a name that does not resolve) is
+    // looked up when the endpoint is set.
+    const form = typeof url === "string" ? ctx.core.webhooks.endpoints.urlRule(url) : undefined;
+    return [...(form ? [form] : []), ...(wildcard ? [wildcard] : [])];
   },
   async handle(input, ctx) {
     return { data: await ctx.core.webhooks.endpoints.set(ctx.accountId, input) };
