@@ -83,7 +83,11 @@ describe("sign-in and sessions", () => {
     const body = (await response.json()) as any;
     expect(body.data).toMatchObject({ user: { email: "ada@example.com" }, account_id: "default" });
     expect(body.data.csrf_token).toMatch(/^[0-9A-Za-z]{32}$/);
-    const session = (await (await client.request("GET", "/console/api/session")).json()) as any;
+    // Every answer of the console API names the session's user, the sign-in's included.
+    expect(response.headers.get("x-console-user")).toBe(body.data.user.id);
+    const read = await client.request("GET", "/console/api/session");
+    expect(read.headers.get("x-console-user")).toBe(body.data.user.id);
+    const session = (await read.json()) as any;
     expect(session.data.csrf_token).toBe(body.data.csrf_token);
   });
 

@@ -108,6 +108,10 @@ describe("webhook private-address guard", () => {
     const body = (await response.json()) as { error: { message: string; details: { path: string }[] } };
     expect(body.error.message).toBe("The input of platform:set_webhook_endpoint is invalid");
     expect(body.error.details.map((d) => d.path).sort()).toEqual(["/colour", "/event_types", "/url"]);
+    // Where private targets are allowed (development), http:// is too, and the refusal of another scheme says so.
+    const permissive = await gateway({ GATEWAY_WEBHOOK_ALLOW_PRIVATE: "1", GATEWAY_NO_WEBHOOK_WORKER: "1" });
+    const ftp = (await (await set(permissive, "ftp://hooks.example.com/x")).json()) as { error: { message: string } };
+    expect(ftp.error.message).toBe("The webhook URL is not allowed: it must use https:// or http://");
   });
 
   it("refuses at delivery when the name now resolves to a private address (DNS rebinding)", async () => {

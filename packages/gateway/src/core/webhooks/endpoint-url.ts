@@ -28,7 +28,9 @@ export function urlFormProblem(raw: string, policy: Pick<UrlPolicy, "allowPrivat
     return whyUnparsable(raw);
   }
   const secure = url.protocol === "https:";
-  if (!secure && !(policy.allowPrivate && url.protocol === "http:")) return "it must use https://";
+  if (!secure && !(policy.allowPrivate && url.protocol === "http:")) {
+    return policy.allowPrivate ? "it must use https:// or http://" : "it must use https://";
+  }
   if (url.username || url.password) return "it must not carry credentials";
   // href keeps a bare "#" (an empty fragment) that url.hash reports as "".
   if (url.href.includes("#")) return "it must not have a #fragment";

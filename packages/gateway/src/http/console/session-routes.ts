@@ -51,7 +51,7 @@ export function signInRoutes(deps: SessionRouteDeps) {
       await deps.throttle.succeed(email, request.ip);
       const { token, session } = await deps.sessions.create(user);
       setSessionCookie(reply, deps.cookie, token, sessionIdleMs);
-      reply.header("cache-control", "no-store");
+      reply.header("cache-control", "no-store").header("x-console-user", user.id);
       return sessionView(user, session.csrfToken, session.expiresAt);
     });
   };
