@@ -2,6 +2,7 @@
 // gateway (its sandbox's login and consent forms, as the demo user). The connect session comes from the API when a
 // key is given (--key or GATEWAY_API_KEY: platform:create_connect_session, the key's account), else straight from
 // the store the gateway uses (same GATEWAY_DATA_DIR / GATEWAY_DATABASE_URL, --account, default "default").
+import path from "node:path";
 import { Command } from "commander";
 import { loadConfig } from "../config.ts";
 import { Accounts } from "../core/accounts.ts";
@@ -142,8 +143,17 @@ export function connectionsCommand(): Command {
         connectUrl = `${await publicUrlOf(options)}/connect/${token}`;
       }
       const flow = await runConnectFlow({ connectUrl, username: options.username, password: options.password });
-      if (!flow.ok)
-        throw new Error(`the connect flow ended without a connection (HTTP ${flow.page.status}): ${flow.message}`);
+      if (!flow.ok) {
+        // Without a key the session was written straight to this command's store: a gateway on another store does not
+        // know the link (404), which is the likeliest reason, and is said with where the session went.
+        const elsewhere =
+          !apiKey(options) && flow.page.status === 404
+            ? `; the connect session was written to ${storeName()}, so the gateway at ${connectUrl.split("/connect/")[0]} must use the same store (set GATEWAY_DATA_DIR or GATEWAY_DATABASE_URL as it has them), or pass --key to go through its API`
+            : "";
+        throw new Error(
+          `the connect flow ended without a connection (HTTP ${flow.page.status}): ${flow.message}${elsewhere}`,
+        );
+      }
       const [connection] = apiKey(options)
         ? await listFromApi(options, filter)
         : await withStore((store) =>
@@ -174,4 +184,12 @@ export function connectionsCommand(): Command {
       print(options.json === true, list, lines.join("\n") || "No connections.");
     });
   return connections;
+}
+
+/** The store this command uses, as a person would name it (never a database URL, which may hold a password). */
+function storeName(): string {
+  const config = loadConfig();
+  return config.databaseUrl
+    ? "the PostgreSQL database of GATEWAY_DATABASE_URL"
+    : path.resolve(config.dataDir, "gateway.db");
 }

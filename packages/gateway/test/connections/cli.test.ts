@@ -1,5 +1,8 @@
 // `gateway connections create|list` as a separate process against a running gateway: the same connect flow, as the
 // sandbox's demo user, with a key (the API) and, on the embedded store, without one (the store directly).
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli.ts";
 import { freePort, testStore } from "../harness.ts";
@@ -116,6 +119,25 @@ describe("gateway connections", slow, () => {
         "gateway: There is no account nosuch: create it with a key first (gateway keys create --account nosuch)\n",
     });
     expect(await s.t.gateway.core.accounts.get("nosuch")).toBeUndefined();
+  });
+
+  it("without a key, says where it wrote the session when the gateway does not know the link", async () => {
+    // Another data directory than the running gateway's: the link the command made is unknown there (404).
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), "gateway-cli-store-"));
+    try {
+      const failed = gateway(
+        ["connections", "create", "--provider", "shopping", "--external-ref", "lost", "--url", s.t.url],
+        { GATEWAY_DATA_DIR: elsewhere, GATEWAY_DATABASE_URL: "" },
+      );
+      await expect(failed).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining(
+          `the connect session was written to ${path.join(elsewhere, "gateway.db")}, so the gateway at http://`,
+        ),
+      });
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it("says which gateway it could not reach, and how to name another", async () => {
