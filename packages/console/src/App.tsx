@@ -1,8 +1,8 @@
 // The console: asks who is signed in, shows the sign-in page or the pages of the account, and goes back to sign-in
 // as soon as the session ends (any 401 of the console API).
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, api, bindSession, type Catalogue, type Session } from "./api.ts";
-import { CatalogueContext } from "./catalogue.ts";
+import { ApiError, api, bindSession, type Session } from "./api.ts";
+import { CatalogueContext, type LoadedCatalogue } from "./catalogue.ts";
 import { ErrorNotice, Loading } from "./components/feedback.tsx";
 import { Layout } from "./Layout.tsx";
 import { pageFor } from "./pages/index.tsx";
@@ -17,7 +17,7 @@ type State =
 
 export function App() {
   const [state, setState] = useState<State>({ kind: "checking" });
-  const [catalogue, setCatalogue] = useState<Catalogue>({ providers: [] });
+  const [catalogue, setCatalogue] = useState<LoadedCatalogue>({ providers: [], loaded: false });
   const [catalogueError, setCatalogueError] = useState<ApiError | undefined>();
   const path = usePath();
 
@@ -26,7 +26,7 @@ export function App() {
   const loadCatalogue = () =>
     api.catalogue().then(
       (answer) => {
-        setCatalogue(answer.data);
+        setCatalogue({ ...answer.data, loaded: true });
         setCatalogueError(undefined);
       },
       (error: unknown) => setCatalogueError(asApiError(error)),

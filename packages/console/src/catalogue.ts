@@ -4,7 +4,10 @@ import { createContext } from "preact";
 import { useContext } from "preact/hooks";
 import type { Catalogue, CatalogueOperation, JsonSchema } from "./api.ts";
 
-export const CatalogueContext = createContext<Catalogue>({ providers: [] });
+/** The catalogue, and whether it has been read yet (until then, no provider listed means nothing). */
+export type LoadedCatalogue = Catalogue & { loaded: boolean };
+
+export const CatalogueContext = createContext<LoadedCatalogue>({ providers: [], loaded: false });
 export const useCatalogue = () => useContext(CatalogueContext);
 
 export const connectableProviders = (catalogue: Catalogue) =>

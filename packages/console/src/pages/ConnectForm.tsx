@@ -8,7 +8,7 @@ import { Time } from "../components/format.tsx";
 import { useAction } from "../hooks.ts";
 import type { ConnectSession } from "../resources.ts";
 
-export function ConnectForm({ providers }: { providers: Catalogue["providers"] }) {
+export function ConnectForm({ providers, loaded }: { providers: Catalogue["providers"]; loaded: boolean }) {
   const [provider, setProvider] = useState("");
   const [externalRef, setExternalRef] = useState("");
   const [session, setSession] = useState<ConnectSession | undefined>();
@@ -38,7 +38,9 @@ export function ConnectForm({ providers }: { providers: Catalogue["providers"] }
         <div class="field">
           <label for="connect-provider">Provider</label>
           <select id="connect-provider" value={chosen} onChange={(e) => setProvider(e.currentTarget.value)}>
-            {providers.length === 0 && <option value="">No provider takes connections</option>}
+            {providers.length === 0 && (
+              <option value="">{loaded ? "No provider takes connections" : "Reading the providers…"}</option>
+            )}
             {providers.map((p) => (
               <option key={p.id} value={p.id}>
                 {p.title}

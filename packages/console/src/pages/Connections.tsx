@@ -49,7 +49,7 @@ export function ConnectionsPage() {
         A connection is one end user's authorised account at a provider. Your server calls credentials operations with{" "}
         <code>X-Gateway-Connection-Id</code>; find the id with <code>list_connections {"{external_ref}"}</code>.
       </p>
-      <ConnectForm providers={connectableProviders(catalogue)} />
+      <ConnectForm providers={connectableProviders(catalogue)} loaded={catalogue.loaded} />
 
       <section class="section" aria-labelledby="connections-title">
         <h2 id="connections-title">Connections of this account</h2>

@@ -312,6 +312,25 @@ describe("the console in a browser", () => {
     }
   });
 
+  it("says it is reading the providers while the catalogue has not come, not that none takes connections", async () => {
+    const tab = await context.newPage();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await tab.route("**/console/api/catalogue", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await tab.goto(`${t.url}/console/connections`);
+    const provider = tab.getByRole("form", { name: "Connect a provider account" }).getByLabel("Provider");
+    await provider.getByRole("option", { name: "Reading the providers…" }).waitFor({ state: "attached" });
+    release();
+    await provider.getByRole("option", { name: "Sakura Market" }).waitFor({ state: "attached" });
+    expect(await provider.getByRole("option", { name: "No provider takes connections" }).count()).toBe(0);
+    await tab.close();
+  });
+
   it("says so when it cannot tell who is signed in, rather than showing the sign-in page", async () => {
     const failing = {
       status: 500,
