@@ -16,10 +16,18 @@ export function DemoPage() {
   useEffect(() => {
     document.title = "Demo · Provider Gateway";
   }, []);
+  // The first operation's example once the listing has come; a choice of another operation sets its example at once,
+  // in the change itself: an effect run after the change could land after a quick edit and run, and undo them.
+  const first = operations[0];
   useEffect(() => {
-    if (operation) setInput(JSON.stringify(operation.example_input, null, 2));
+    if (first && selected === "") setInput(JSON.stringify(first.example_input, null, 2));
+  }, [first?.provider_id, first?.operation_id]);
+  const choose = (value: string) => {
+    const chosen = operations.find((o) => `${o.provider_id}:${o.operation_id}` === value);
+    setSelected(value);
+    if (chosen) setInput(JSON.stringify(chosen.example_input, null, 2));
     setResult(undefined);
-  }, [operation?.provider_id, operation?.operation_id]);
+  };
 
   const run = useAction(async () => {
     if (!operation) return;
@@ -77,7 +85,7 @@ export function DemoPage() {
               <select
                 id="demo-operation"
                 value={`${operation.provider_id}:${operation.operation_id}`}
-                onChange={(e) => setSelected(e.currentTarget.value)}
+                onChange={(e) => choose(e.currentTarget.value)}
               >
                 {providers.map((title) => (
                   <optgroup key={title} label={title}>
