@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, bindSession, type Session } from "./api.ts";
 import { CatalogueContext, type LoadedCatalogue } from "./catalogue.ts";
 import { ErrorNotice, Loading } from "./components/feedback.tsx";
+import { asApiError } from "./hooks.ts";
 import { Layout } from "./Layout.tsx";
 import { pageFor } from "./pages/index.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
@@ -111,9 +112,4 @@ export function App() {
       </Layout>
     </CatalogueContext.Provider>
   );
-}
-
-function asApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  return new ApiError(0, "console_error", String((error as Error)?.message ?? error), null, undefined, null);
 }

@@ -119,18 +119,17 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
       );
     }
     if (raw.status >= 200 && raw.status < 300) {
-      if (raw.body !== notJson) {
-        if (request.answer) checkAnswer(request.answer, raw.body, `${request.method ?? "GET"} ${request.path}`);
-        return raw.body;
+      // 204 and 205 carry no body by definition. Any other 2xx is the API's answer only as JSON: a maintenance page, a
+      // cut-off or an empty body is the provider failing (502, counted by the breaker), not data to map.
+      const bodiless = raw.status === 204 || raw.status === 205;
+      if (raw.body === notJson && !bodiless) {
+        throw unavailable(`The ${providerId} provider answered HTTP ${raw.status} without a JSON body`);
       }
-      // 204 and 205 carry no body by definition (a call that expects an answer of a schema gets none). Any other 2xx
-      // is the API's answer only as JSON: a maintenance page, a cut-off or an empty body is the provider failing (502,
-      // counted by the breaker), not data to map.
-      if (raw.status === 204 || raw.status === 205) {
-        if (request.answer) checkAnswer(request.answer, null, `${request.method ?? "GET"} ${request.path}`);
-        return null;
-      }
-      throw unavailable(`The ${providerId} provider answered HTTP ${raw.status} without a JSON body`);
+      const answer = raw.body === notJson ? null : raw.body;
+      // A call that expects an answer of a schema gets none from a 204 either.
+      if (request.answer)
+        checkShape(request.answer, answer, `The answer to ${request.method ?? "GET"} ${request.path}`);
+      return answer;
     }
     throw mapUpstreamError(providerId, raw, options.errorMessage);
   }
@@ -278,10 +277,6 @@ export class UnreadableAnswer extends TypeError {
 // The first problem only: enough to refuse the answer and say why, and bounded for an answer of 16 MiB of wrong items.
 const answerAjv = createAjv({ allErrors: false });
 const answerValidators = new WeakMap<TSchema, ValidateFunction>();
-
-function checkAnswer(schema: TSchema, body: unknown, call: string): void {
-  checkShape(schema, body, `The answer to ${call}`);
-}
 
 /**
  * Throws an UnreadableAnswer unless `value` matches `schema` (a module-level schema: each is compiled once). For what

@@ -3,7 +3,8 @@
 // gateway's vocabulary: snake_case, money as {amount, currency}, ids named for what they identify.
 import { type Static, Type } from "@sinclair/typebox";
 
-const Genre = Type.Object({ genreId: Type.Integer(), genreName: Type.String() });
+/** A category (the catalogue upstream's "genre") as every answer names it. */
+export const Genre = Type.Object({ genreId: Type.Integer(), genreName: Type.String() });
 
 export const UpstreamItem = Type.Object({
   itemCode: Type.String(),

@@ -1,7 +1,7 @@
 // catalog operations on one product: its detail, its reviews and what to recommend with it.
 import { Type } from "@sinclair/typebox";
 import { pagination } from "../paging.ts";
-import { Cursor, Limit, StrictObject } from "../schemas.ts";
+import { Cursor, Limit, Nullable, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { CategoryId, exampleProduct, Output, ProductId, page } from "./common.ts";
 import { product, UpstreamItem, UpstreamList } from "./mapping.ts";
@@ -30,8 +30,8 @@ const ReviewsAnswer = Type.Object({
 
 const RecommendationsAnswer = Type.Object({
   basis: Type.Object({
-    itemCode: Type.Union([Type.String(), Type.Null()]),
-    genreId: Type.Union([Type.Integer(), Type.Null()]),
+    itemCode: Nullable(Type.String()),
+    genreId: Nullable(Type.Integer()),
   }),
   items: Type.Array(Type.Object({ rank: Type.Integer(), reason: Type.String(), item: UpstreamItem })),
 });

@@ -4,13 +4,13 @@ import { pagination } from "../paging.ts";
 import { Cursor, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { CategoryId, exampleProduct, Output, page } from "./common.ts";
-import { product, UpstreamItem, UpstreamList } from "./mapping.ts";
+import { Genre, product, UpstreamItem, UpstreamList } from "./mapping.ts";
 
 const SearchAnswer = Type.Object({ ...UpstreamList, items: Type.Array(UpstreamItem) });
 
-const Genre = Type.Object({
-  genreId: Type.Integer(),
-  genreName: Type.String(),
+/** A category as browsing answers it: its name in English, image and product count besides. */
+const BrowsedGenre = Type.Object({
+  ...Genre.properties,
   genreNameEn: Type.String(),
   imageUrl: Type.String(),
   itemCount: Type.Integer(),
@@ -18,9 +18,9 @@ const Genre = Type.Object({
 
 const BrowseAnswer = Type.Object({
   ...UpstreamList,
-  genre: Genre,
-  parents: Type.Array(Genre),
-  children: Type.Array(Genre),
+  genre: BrowsedGenre,
+  parents: Type.Array(BrowsedGenre),
+  children: Type.Array(BrowsedGenre),
   items: Type.Array(UpstreamItem),
 });
 
@@ -107,7 +107,7 @@ export const browseCatalog = defineOperation({
     },
   },
   async handle(input, ctx) {
-    const category = (g: Static<typeof Genre>) => ({
+    const category = (g: Static<typeof BrowsedGenre>) => ({
       id: String(g.genreId),
       name: g.genreName,
       name_en: g.genreNameEn,

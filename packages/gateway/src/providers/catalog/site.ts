@@ -1,6 +1,6 @@
 // catalog operations about the site as a whole: its metadata and what people search for.
 import { Type } from "@sinclair/typebox";
-import { JsonValue, StrictObject } from "../schemas.ts";
+import { JsonValue, Nullable, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 
 const SiteAnswer = Type.Object({
@@ -27,7 +27,7 @@ const TrendsAnswer = Type.Object({
       keyword: Type.String(),
       genreId: Type.Integer(),
       searchCount: Type.Integer(),
-      previousRank: Type.Union([Type.Integer(), Type.Null()]),
+      previousRank: Nullable(Type.Integer()),
       rankChange: Type.String(),
     }),
   ),

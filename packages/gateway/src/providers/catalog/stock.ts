@@ -1,6 +1,6 @@
 // catalog operation on in-store stock: where a product can be picked up, and how soon.
 import { Type } from "@sinclair/typebox";
-import { StrictObject } from "../schemas.ts";
+import { Nullable, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { Output, ProductId } from "./common.ts";
 
@@ -16,7 +16,7 @@ const InventoryAnswer = Type.Object({
       stockQuantity: Type.Integer(),
       stockStatus: Type.String(),
       pickupAvailable: Type.Boolean(),
-      pickupLeadMinutes: Type.Union([Type.Integer(), Type.Null()]),
+      pickupLeadMinutes: Nullable(Type.Integer()),
     }),
   ),
 });

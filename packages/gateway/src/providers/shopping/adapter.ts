@@ -2,14 +2,15 @@
 // list "entries") with the connection's bearer token, and the mapping of its shapes onto the gateway's.
 import { type Static, Type } from "@sinclair/typebox";
 import { memberCall } from "../member-call.ts";
+import { Nullable } from "../schemas.ts";
 import type { OperationContext } from "../types.ts";
 import { yen } from "./schemas.ts";
 
 // The shop's answers, checked before they are mapped or stored (snapshots, price_watch.triggered events).
-const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
+const NullableInteger = Nullable(Type.Integer());
 const NativeLine = Type.Object({
   sku: Type.String(),
-  item_name: Type.Union([Type.String(), Type.Null()]),
+  item_name: Nullable(Type.String()),
   qty: Type.Integer(),
   unit_price_jpy: NullableInteger,
 });
@@ -17,7 +18,7 @@ const NativeCart = Type.Object({ cart: Type.Object({ lines: Type.Array(NativeLin
 type NativeCart = Static<typeof NativeCart>;
 const NativeWatchEntry = Type.Object({
   sku: Type.String(),
-  item_name: Type.Union([Type.String(), Type.Null()]),
+  item_name: Nullable(Type.String()),
   target_price_jpy: NullableInteger,
   current_price_jpy: NullableInteger,
   registered_at: Type.String(),

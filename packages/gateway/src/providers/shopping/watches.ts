@@ -106,7 +106,7 @@ export const listPriceWatches = defineOperation({
   async handle(input, ctx) {
     // The shop answers the whole list (50 at most): the gateway pages it, oldest watch first.
     const [{ entries }, snapshots] = await Promise.all([shop.watchlist(ctx), loadSnapshots(ctx)]);
-    const watchedAt = (entry: NativeWatchEntry) => [Date.parse(entry.registered_at) || 0, entry.sku] as const;
+    const watchedAt = (entry: NativeWatchEntry) => ({ createdAt: Date.parse(entry.registered_at) || 0, id: entry.sku });
     const page = keysetPage(entries, watchedAt, input.cursor, input.limit ?? 20);
     const watches = page.items.map((entry) => toWatch(ctx, entry, snapshots.get(entry.sku)));
     return { data: { action: "list_price_watches" as const, watches }, pagination: page.pagination };
