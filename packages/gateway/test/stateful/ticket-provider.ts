@@ -1,18 +1,19 @@
 // A test-only stateful provider, "tickets", over an in-memory upstream kept by the test: the smallest user of the
 // stateful-resource mechanism (providers/stateful) and of resource aliases, so that their behaviour is tested apart
 // from any real provider.
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { GatewayError } from "../../src/core/errors.ts";
 import { StrictObject } from "../../src/providers/schemas.ts";
 import { defineStatefulResource } from "../../src/providers/stateful/resource.ts";
 import { defineOperation, defineProvider } from "../../src/providers/types.ts";
 
-export interface NativeTicket {
-  key: string;
-  state: "OPEN" | "CLOSED";
-  title: string;
-  rev: number;
-}
+export const NativeTicket = Type.Object({
+  key: Type.String(),
+  state: Type.Union([Type.Literal("OPEN"), Type.Literal("CLOSED")]),
+  title: Type.String(),
+  rev: Type.Integer(),
+});
+export type NativeTicket = Static<typeof NativeTicket>;
 
 /** The upstream: tickets by key, a count of calls, and a hook to run inside `create` (to race the call). */
 export const upstream = {
@@ -28,6 +29,7 @@ const Ticket = Type.Object(
 
 export const tickets = defineStatefulResource({
   kind: "ticket",
+  native: NativeTicket,
   idPrefix: "tkt",
   schema: Ticket,
   upstreamId: (native: NativeTicket) => native.key,
@@ -114,6 +116,6 @@ export const ticketProvider = defineProvider({
   ],
   async handleHook(event, ctx) {
     if (event.type !== "ticket.changed") return {};
-    return tickets.fromHook(ctx, event.data.ticket as NativeTicket);
+    return tickets.fromHook(ctx, event.data.ticket);
   },
 });

@@ -104,7 +104,11 @@ describe("a create answered with what the gateway cannot store", () => {
         .executeTakeFirstOrThrow()
         .then((row) => Number(row.upstream_revision));
     const version = charge.version as number;
-    expect((await push("hk_huge", 1e300)).status).toBe(400);
+    const huge = await push("hk_huge", 1e300);
+    expect(huge.status).toBe(400);
+    expect(((await huge.json()) as { error: { message: string } }).error.message).toBe(
+      "The payment the hook carries does not match its schema: /version must be <= 9007199254740991; the hook is refused",
+    );
     expect(await revision()).toBe(version);
     // A hook whose state maps to a date the API never answers is refused too, before anything is kept or announced.
     const eventsBefore = await events();
@@ -119,6 +123,9 @@ describe("a create answered with what the gateway cannot store", () => {
       body: farBody,
     });
     expect(far.status).toBe(400);
+    expect(((await far.json()) as { error: { message: string } }).error.message).toBe(
+      'The payment made of the provider\'s answer does not match its schema: /created_at must match format "date-time"; the hook is refused',
+    );
     expect(await revision()).toBe(version);
     expect(await events()).toBe(eventsBefore);
     expect((await push("hk_next", version + 1)).status).toBe(200);

@@ -2,11 +2,12 @@
 // and the event every change causes.
 import { isDeepStrictEqual } from "node:util";
 import { defineStatefulResource } from "../stateful/resource.ts";
-import { app, type NativeOrder, toOrder } from "./adapter.ts";
+import { app, NativeOrder, toOrder } from "./adapter.ts";
 import { Order } from "./schemas.ts";
 
 export const orders = defineStatefulResource({
   kind: "order",
+  native: NativeOrder,
   schema: Order,
   idPrefix: "ord",
   upstreamId: (native: NativeOrder) => native.order_no,

@@ -1,11 +1,12 @@
 // The dining provider's stateful resources (providers/stateful): reservations and waitlist entries, their legal
 // transitions by a caller's action, and the events their changes cause.
 import { defineStatefulResource } from "../stateful/resource.ts";
-import { type NativeBooking, type NativeTicket, site, toReservation, toWaitlistEntry } from "./adapter.ts";
+import { NativeBooking, NativeTicket, site, toReservation, toWaitlistEntry } from "./adapter.ts";
 import { Reservation, WaitlistEntry } from "./schemas.ts";
 
 export const reservations = defineStatefulResource({
   kind: "reservation",
+  native: NativeBooking,
   schema: Reservation,
   idPrefix: "rsv",
   upstreamId: (native: NativeBooking) => native.booking_no,
@@ -22,6 +23,7 @@ export const reservations = defineStatefulResource({
 
 export const waitlistEntries = defineStatefulResource({
   kind: "waitlist_entry",
+  native: NativeTicket,
   schema: WaitlistEntry,
   idPrefix: "wl",
   upstreamId: (native: NativeTicket) => native.ticket_no,

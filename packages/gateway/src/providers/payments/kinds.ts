@@ -1,11 +1,12 @@
 // The payments provider's stateful resource (providers/stateful): payments, the caller's one action on them (refund an
 // approved payment), and the events of the issuer's answer.
 import { defineStatefulResource } from "../stateful/resource.ts";
-import { type NativeCharge, network, toPayment } from "./adapter.ts";
+import { NativeCharge, network, toPayment } from "./adapter.ts";
 import { Payment } from "./schemas.ts";
 
 export const payments = defineStatefulResource({
   kind: "payment",
+  native: NativeCharge,
   schema: Payment,
   idPrefix: "pay",
   upstreamId: (native: NativeCharge) => native.id,

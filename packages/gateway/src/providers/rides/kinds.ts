@@ -2,11 +2,12 @@
 // boarding), and the event every change causes (the car's moves included).
 import { isDeepStrictEqual } from "node:util";
 import { defineStatefulResource } from "../stateful/resource.ts";
-import { company, type NativeTrip, toRide } from "./adapter.ts";
+import { company, NativeTrip, toRide } from "./adapter.ts";
 import { Ride } from "./schemas.ts";
 
 export const rides = defineStatefulResource({
   kind: "ride",
+  native: NativeTrip,
   schema: Ride,
   idPrefix: "ride",
   upstreamId: (native: NativeTrip) => native.trip_id,

@@ -24,6 +24,8 @@ export interface StatefulResourceSpec<N, O extends StatefulObject> {
   kind: string;
   /** Prefix of the gateway's ids of this kind, e.g. "rsv" gives `rsv_` + 22 base62 characters. */
   idPrefix: string;
+  /** The upstream's schema of a native resource: what a hook pushes is checked against it before anything else. */
+  native: TSchema;
   /** The upstream's own id in a native resource (hooks name it). */
   upstreamId(native: N): string;
   /** A number the upstream raises with every change (a revision, or an updated-at in ms): older states are ignored. */
@@ -63,8 +65,11 @@ export interface StatefulResource<N, O extends StatefulObject> {
     to: string,
     call: (upstreamId: string, current: O) => Promise<N>,
   ): Promise<O>;
-  /** For handleHook: applies a native state pushed by the upstream, in the hook's transaction. */
-  fromHook(ctx: HookContext, native: N): Promise<HookResult>;
+  /**
+   * For handleHook: applies a native state pushed by the upstream, in the hook's transaction. What the hook carries is
+   * checked against `native` first, and what it maps to against `schema`: either failing is a 400 that keeps nothing.
+   */
+  fromHook(ctx: HookContext, pushed: unknown): Promise<HookResult>;
 }
 
 /** How often a compare-and-set is retried against concurrent writers of the same copy before giving up. */
@@ -231,12 +236,14 @@ export function defineStatefulResource<N, O extends StatefulObject>(
       return ctx.core.store.db.transaction().execute((trx) => apply(trx, ctx.core, copy, native));
     },
 
-    async fromHook(ctx, native) {
+    async fromHook(ctx, pushed) {
       try {
-        return await applyHook(ctx, native);
+        checkShape(spec.native, pushed, `The ${noun} the hook carries`);
+        return await applyHook(ctx, pushed as N);
       } catch (error) {
-        // A hook whose state maps to what the API never answers is refused like any malformed hook, and kept nowhere.
-        if (error instanceof UnreadableAnswer) throw invalidRequest(`${error.message}: the hook is refused`);
+        // A hook that is not the upstream's shape, or whose state maps to what the API never answers, is refused like
+        // any malformed hook, and kept nowhere.
+        if (error instanceof UnreadableAnswer) throw invalidRequest(`${error.message}; the hook is refused`);
         throw error;
       }
     },
