@@ -145,6 +145,28 @@ describe("rst_approval: pending until the venue confirms", () => {
       await venue(s, "settings", { venue_delay_ms: 100 });
     }
   });
+
+  it("a cancellation that overtakes the venue's confirmation hook still announces the confirmation, then the cancellation", async () => {
+    await venue(s, "settings", { venue_delay_ms: 60_000 });
+    s.holdHooks(true);
+    try {
+      const { reservation } = await reserve("rst_approval");
+      await venue(s, "confirm", { booking_no: reservation.booking_reference });
+      // The site answers the cancellation with the booking as it is now: confirmed, then cancelled by the caller.
+      const cancelled = await dining(s, "cancel_reservation", { reservation_id: reservation.id });
+      expect(cancelled.body.data).toMatchObject({ status: "cancelled", cancelled_by: "caller" });
+      expect(cancelled.body.data.confirmed_at).toEqual(expect.any(String));
+      // Both are recorded in the cancellation's transaction, confirmed first; deliveries may arrive in either order.
+      const event = await delivered(s, "reservation.cancelled", reservation.id);
+      expect(event.data.object).toEqual(await get(reservation.id));
+      const confirmed = await delivered(s, "reservation.confirmed", reservation.id);
+      expect(confirmed.data.object).toEqual(event.data.object);
+      expect(deliveredTypes(s, reservation.id).sort()).toEqual(["reservation.cancelled", "reservation.confirmed"]);
+    } finally {
+      s.holdHooks(false);
+      await venue(s, "settings", { venue_delay_ms: 100 });
+    }
+  });
 });
 
 describe("rst_strict: the cancellation window closes once confirmed", () => {

@@ -17,18 +17,29 @@ import {
 
 export { type Answer, delivered, deliveredTypes, untilStatus } from "../stateful/provider-setup.ts";
 
-export type DiningSetup = ProviderSetup;
+export interface DiningSetup extends ProviderSetup {
+  /** While held, the venue's hooks find nothing listening and are retried later (as when they are slow to arrive). */
+  holdHooks(held: boolean): void;
+}
 
 export async function startDining(options: { gateway?: Omit<TestGatewayOptions, "env"> } = {}): Promise<DiningSetup> {
-  return startStatefulProvider({
+  let held = false;
+  const setup = await startStatefulProvider({
     providerId: "dining",
     ...(options.gateway && { gateway: options.gateway }),
     async sandbox(hooks) {
-      const sandbox = createDiningSandbox({ hooks, venueDelayMs: 100, queueCallMs: null, queueHoldMs: 600_000 });
-      const url = await sandbox.app.listen({ host: "127.0.0.1", port: 0 });
-      return { url, close: () => sandbox.app.close() };
+      // Port 9 (discard) on loopback: refused at once, so the hook is retried on the sandbox's schedule.
+      const url = () => (held ? "http://127.0.0.1:9/hooks/dining" : hooks.url());
+      const sandbox = createDiningSandbox({
+        hooks: { ...hooks, url },
+        venueDelayMs: 100,
+        queueCallMs: null,
+        queueHoldMs: 600_000,
+      });
+      return { url: await sandbox.app.listen({ host: "127.0.0.1", port: 0 }), close: () => sandbox.app.close() };
     },
   });
+  return { ...setup, holdHooks: (hold) => (held = hold) };
 }
 
 /** Connects a diner of the sandbox (`demo` or `demo2`) through the hosted connect flow; answers the connection id. */

@@ -15,8 +15,10 @@ export const reservations = defineStatefulResource({
   toObject: toReservation,
   // A caller may withdraw a pending request as well as cancel a confirmed table (inside the venue's window).
   transitions: { pending: ["cancelled"], confirmed: ["cancelled"], cancelled: [] },
+  // By the venue's timestamps rather than the status alone: a cancellation answered after a confirmation whose hook
+  // has not arrived yet (or that the hook of a later step overtook) still announces that confirmation, first.
   events: (before, after) => [
-    ...(before.status !== "confirmed" && after.status === "confirmed" ? ["reservation.confirmed"] : []),
+    ...(before.confirmed_at === null && after.confirmed_at !== null ? ["reservation.confirmed"] : []),
     ...(before.status !== "cancelled" && after.status === "cancelled" ? ["reservation.cancelled"] : []),
   ],
 });
@@ -31,5 +33,7 @@ export const waitlistEntries = defineStatefulResource({
   fetch: async (ctx, ticketNo) => (await site.ticket(ctx, ticketNo)).ticket,
   toObject: toWaitlistEntry,
   transitions: { waiting: ["left"], called: ["left"], seated: [], expired: [], left: [] },
-  events: (before, after) => (before.status !== "called" && after.status === "called" ? ["waitlist.called"] : []),
+  // By called_at, as reservations by confirmed_at: an entry left, seated or expired before the call's hook arrived was
+  // still called.
+  events: (before, after) => (before.called_at === null && after.called_at !== null ? ["waitlist.called"] : []),
 });
