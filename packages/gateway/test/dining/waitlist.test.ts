@@ -136,6 +136,21 @@ describe("waitlist", () => {
     expect(await get(entry.id)).toEqual(left.body.data);
   });
 
+  it("called, then left before the call's hook arrived: the leave still announces waitlist.called", async () => {
+    const entry = await join();
+    s.holdHooks(true);
+    try {
+      await venue(s, "call", { ticket_no: await ticketNo(entry.id) });
+      const left = await leave(entry.id);
+      expect(left.body.data).toMatchObject({ status: "left", called_at: expect.any(String) });
+      const event = await delivered(s, "waitlist.called", entry.id);
+      expect(event.data.object).toEqual(left.body.data);
+      expect(deliveredTypes(s, entry.id)).toEqual(["waitlist.called"]);
+    } finally {
+      s.holdHooks(false);
+    }
+  });
+
   it("the venue calls by itself after its delay and lets a no-show expire after the hold", async () => {
     await venue(s, "settings", { queue_call_ms: 50, queue_hold_ms: 300 });
     try {
