@@ -3,6 +3,7 @@
 // turns the connection to needs_reauth, and calls answer 422 provider_rejected.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../harness.ts";
+import { eventually } from "../webhooks/fake-clock.ts";
 import { connect, eventsOf, platform, rawConnection, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
 
 const minutes = (n: number) => n * 60_000;
@@ -151,5 +152,59 @@ describe("a refresh the shop refuses", () => {
     expect(response.status).toBe(422);
     expect(((await response.json()) as any).error).toMatchObject({ code: "provider_rejected", provider: "shopping" });
     expect((await rawConnection(s.t, connection.id)).status).toBe("needs_reauth");
+  });
+});
+
+describe("a token endpoint slower than the call's wait", () => {
+  let slow: ShoppingSetup;
+  beforeAll(async () => {
+    slow = await startShopping({ gateway: { env: { GATEWAY_UPSTREAM_TIMEOUT_MS: "500" } } });
+  });
+  afterAll(async () => slow?.close());
+
+  it("answers a retryable 502 while the refresh goes on, and keeps the rotated refresh token it brings", async () => {
+    const { connection } = await connect(slow.t, "slow_refresh");
+    slow.clock.advance(minutes(16));
+    const before = slow.sandbox.oauth.stats().refresh_token;
+    // The shop takes 1.5 s to answer, and rotates the refresh token when it does: the old one is then used up.
+    await fetch(`${slow.sandboxUrl}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ delay_ms: 1500, path_prefix: "/oauth/token", count: 1 }),
+    });
+    const waited = await shopping(slow.t, "get_cart", connection.id);
+    expect(waited.status).toBe(502);
+    expect(((await waited.json()) as any).error).toEqual({
+      code: "provider_unavailable",
+      message:
+        "The shopping provider's authorization server has not refreshed the access token within 0.5 s: the call was not made. The refresh goes on; retry the call.",
+      provider: "shopping",
+      retryable: true,
+      request_id: waited.headers.get("x-request-id"),
+    });
+    await eventually(async () => ((await rawConnection(slow.t, connection.id)).token_version === 1 ? true : undefined));
+    expect(slow.sandbox.oauth.stats().refresh_token).toBe(before + 1);
+    expect(await status(await shopping(slow.t, "get_cart", connection.id))).toBe(200);
+    const row = await rawConnection(slow.t, connection.id);
+    expect([row.status, row.token_version, row.refresh_lock_owner]).toEqual(["active", 1, null]);
+    expect(slow.sandbox.oauth.stats().refresh_token).toBe(before + 1);
+  });
+});
+
+describe("short-lived access tokens", () => {
+  let short: ShoppingSetup;
+  beforeAll(async () => {
+    short = await startShopping({ sandbox: { oauth: { accessTokenTtlSeconds: 40 } } });
+  });
+  afterAll(async () => short?.close());
+
+  it("are refreshed within half their lifetime of expiry, not on every call", async () => {
+    const { connection } = await connect(short.t, "short_lived");
+    const before = short.sandbox.oauth.stats().refresh_token;
+    for (let i = 0; i < 3; i++) expect(await status(await shopping(short.t, "get_cart", connection.id))).toBe(200);
+    expect(short.sandbox.oauth.stats().refresh_token).toBe(before);
+    short.clock.advance(21_000);
+    for (let i = 0; i < 3; i++) expect(await status(await shopping(short.t, "get_cart", connection.id))).toBe(200);
+    expect(short.sandbox.oauth.stats().refresh_token).toBe(before + 1);
   });
 });

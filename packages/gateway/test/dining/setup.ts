@@ -47,12 +47,12 @@ export const connectDiner = (t: TestGateway, externalRef: string, username = "de
   connectUser(t, "dining", externalRef, username, key);
 
 /** POST /v1/dining/{operation} as the diner (another connection or key when given). */
-export const dining = (s: DiningSetup, operation: string, body: unknown, options: CallOptions = {}): Promise<Answer> =>
+export const dining = (s: ProviderSetup, operation: string, body: unknown, options: CallOptions = {}): Promise<Answer> =>
   callOperation(s, operation, body, options);
 
 /** A resource alias: POST/GET/DELETE /v1/dining/reservations[/{id}]. */
 export async function alias(
-  s: DiningSetup,
+  s: ProviderSetup,
   method: string,
   path: string,
   body?: unknown,
@@ -72,7 +72,7 @@ export async function alias(
 }
 
 /** What the venue does by itself (/_sandbox/venue/{action}): confirm, cancel, call, seat, expire, settings. */
-export const venue = (s: DiningSetup, action: string, body: Record<string, unknown>) =>
+export const venue = (s: ProviderSetup, action: string, body: Record<string, unknown>) =>
   sandboxControl(s, `venue/${action}`, body);
 
 /** "YYYY-MM-DD" in Tokyo, `days` from today. */
@@ -80,7 +80,7 @@ export const tokyoDay = (days: number) =>
   new Date(Date.now() + 9 * 3600_000 + days * 86_400_000).toISOString().slice(0, 10);
 
 /** The first free slot of the restaurant for the party, from a week ahead on. */
-export async function freeSlot(s: DiningSetup, restaurantId: string, partySize = 2) {
+export async function freeSlot(s: ProviderSetup, restaurantId: string, partySize = 2) {
   for (let days = 7; days < 60; days++) {
     const listed = await dining(s, "list_slots", {
       restaurant_id: restaurantId,

@@ -7,8 +7,8 @@ import type { AddressInfo } from "node:net";
 import type { SandboxHooks } from "@provider-gateway/sandbox";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type CliProcess, startCli } from "../cli.ts";
-import { startStatefulProvider } from "../stateful/provider-setup.ts";
-import { type DiningSetup, delivered, dining, freeSlot } from "./setup.ts";
+import { type ProviderSetup, startStatefulProvider } from "../stateful/provider-setup.ts";
+import { delivered, dining, freeSlot } from "./setup.ts";
 
 /** Leaves the hook secrets of this process's environment, if any, out of a child's. */
 const withoutHookSecrets = Object.fromEntries(
@@ -46,7 +46,7 @@ async function forwardingProxy(target: () => string) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
-let s: DiningSetup;
+let s: ProviderSetup;
 let sandbox: CliProcess | undefined;
 let proxy: { url: string; close(): void } | undefined;
 beforeAll(async () => {

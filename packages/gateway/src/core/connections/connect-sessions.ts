@@ -24,6 +24,10 @@ import {
 
 export { connectSessionTtlMs, insertConnectSession } from "./session-rows.ts";
 export type { ConnectFailure };
+
+/** How often a completed flow tries to record its connection against others finishing at the same moment. */
+const maxConnectAttempts = 8;
+
 export type ConnectOutcome = { ok: true; session: ConnectSessionsTable; replaced: boolean } | ConnectFailed;
 
 export interface ConnectSessionDeps {
@@ -182,12 +186,15 @@ export class ConnectSessions {
           .execute();
         return result;
       });
-    try {
-      return await run();
-    } catch {
-      // Two flows for one external_ref finishing together: the unique index refused the second; run it again so
-      // that it replaces the first, as the later connect should.
-      return run();
+    // Flows for one external_ref finishing together: the unique index of live connections refuses all but one of
+    // them; each refused one runs again, to replace the connection that got there first, as a later connect does.
+    // With n at once, the last may be refused n − 1 times.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if (attempt >= maxConnectAttempts) throw error;
+      }
     }
   }
 }

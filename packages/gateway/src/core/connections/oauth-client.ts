@@ -106,10 +106,12 @@ export class ProviderOAuthClient {
     }
   }
 
-  async refresh(refreshToken: string, now: number): Promise<TokenSet> {
+  /** Refreshes with `refreshToken`, waiting up to `timeoutMs` (the client's timeout unless given) for the answer. */
+  async refresh(refreshToken: string, now: number, timeoutMs = this.config.timeoutMs): Promise<TokenSet> {
     const server = await this.server();
     try {
-      const response = await oauth.refreshTokenGrantRequest(server, this.client, this.auth, refreshToken, this.http);
+      const http = { ...this.http, signal: () => AbortSignal.timeout(timeoutMs) };
+      const response = await oauth.refreshTokenGrantRequest(server, this.client, this.auth, refreshToken, http);
       return toTokenSet(await oauth.processRefreshTokenResponse(server, this.client, response), now);
     } catch (error) {
       if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant") {

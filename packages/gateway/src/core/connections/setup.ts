@@ -7,7 +7,7 @@ import type { Events } from "../events/events.ts";
 import { ConnectSessions } from "./connect-sessions.ts";
 import { Connections } from "./connections.ts";
 import { ProviderOAuthClient } from "./oauth-client.ts";
-import { defaultRefreshSettings, type RefreshSettings } from "./token-refresh.ts";
+import { type RefreshSettings, refreshSettings } from "./token-refresh.ts";
 
 /** The client every sandbox authorization server registers (packages/sandbox/src/shared/oauth/context.ts). */
 export const sandboxClient = { clientId: "provider-gateway", clientSecret: "sandbox-client-secret" };
@@ -70,7 +70,7 @@ export function createConnectionServices(options: ConnectionServicesOptions): Co
     secretBox,
     events,
     oauthClient,
-    refresh: { ...defaultRefreshSettings, ...options.refresh },
+    refresh: { ...refreshSettings(options.timeoutMs), ...options.refresh },
   });
   const connectSessions = new ConnectSessions({
     db: store.db,

@@ -2,6 +2,12 @@
 // calls on one node share one promise, and nodes compete through a compare-and-set lease on the connection row
 // (token_version unchanged and no live lease → take the lease). Losers wait for the winner's new token_version.
 // A refresh the provider refuses (invalid_grant) turns the connection to needs_reauth.
+//
+// A refresh outlives the calls that wait for it. A provider that rotates refresh tokens has used up the old one as
+// soon as it answers, so a token request abandoned before its answer arrives would lose the only refresh token that
+// still works. Calls wait at most `waitMs` (the upstream timeout) and then answer a retryable 502, while the request
+// goes on for up to `requestMs` and its tokens are stored when they come; the lease lasts longer than that request,
+// so that no other node refreshes with the same refresh token meanwhile.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import type { ConnectionsTable, Database } from "../../store/schema.ts";
@@ -12,15 +18,21 @@ import { randomBase62 } from "../ids.ts";
 import { type ProviderOAuthClient, RefreshRefused } from "./oauth-client.ts";
 
 export interface RefreshSettings {
-  /** Refresh when the access token expires within this margin (default 60 s). */
+  /** Refresh when the access token expires within this margin, or within half its lifetime if shorter (60 s). */
   skewMs: number;
-  /** How long a node may hold the refresh lease before another may take over (default 20 s: twice a token request's timeout). */
+  /** How long a token request may take before it is abandoned (30 s, or the upstream timeout if longer). */
+  requestMs: number;
+  /** How long a node holds the refresh lease before another may take over: past a token request (requestMs + 10 s). */
   leaseMs: number;
-  /** How long a caller waits (real time) for another node's refresh before giving up (default 25 s, past a lease). */
+  /** How long a call waits for a refresh before answering a retryable 502 (the upstream timeout, 10 s). */
   waitMs: number;
 }
 
-export const defaultRefreshSettings: RefreshSettings = { skewMs: 60_000, leaseMs: 20_000, waitMs: 25_000 };
+/** The settings for calls whose upstream timeout is `timeoutMs`. */
+export function refreshSettings(timeoutMs: number): RefreshSettings {
+  const requestMs = Math.max(30_000, timeoutMs);
+  return { skewMs: 60_000, requestMs, leaseMs: requestMs + 10_000, waitMs: timeoutMs };
+}
 
 export const noConnection = (connectionId: string, providerId: string) =>
   notFound(`No connection ${connectionId} for the ${providerId} provider`);
@@ -47,27 +59,50 @@ export class TokenRefresher {
 
   constructor(private readonly deps: RefresherDeps) {}
 
-  isDue(row: Pick<ConnectionsTable, "access_expires_at">): boolean {
-    return row.access_expires_at !== null && row.access_expires_at - this.deps.settings.skewMs <= this.deps.clock.now();
+  /**
+   * Whether the access token is to be refreshed before use: it expires within the margin, which is `skewMs` or half
+   * the token's lifetime when that is shorter (a token issued for 2 minutes is refreshed after 1, not at once).
+   */
+  isDue(row: Pick<ConnectionsTable, "access_expires_at" | "last_refreshed_at" | "created_at">): boolean {
+    if (row.access_expires_at === null) return false;
+    const lifetime = row.access_expires_at - (row.last_refreshed_at ?? row.created_at);
+    const margin = Math.min(this.deps.settings.skewMs, Math.max(0, lifetime / 2));
+    return row.access_expires_at - margin <= this.deps.clock.now();
   }
 
   /** The row's access token, refreshed first when due (or when `force`: the provider refused it). */
   accessToken(row: ConnectionsTable, force = false): Promise<string> {
     if (!force && !this.isDue(row) && row.access_token)
       return Promise.resolve(this.deps.secretBox.open(row.access_token));
-    const running = this.inFlight.get(row.id);
-    if (running) return running;
-    const refresh = this.refreshOnce(row.id, row.provider_id, row.token_version).finally(() =>
-      this.inFlight.delete(row.id),
-    );
-    this.inFlight.set(row.id, refresh);
-    return refresh;
+    let refresh = this.inFlight.get(row.id);
+    if (!refresh) {
+      refresh = this.refreshOnce(row.id, row.provider_id, row.token_version).finally(() =>
+        this.inFlight.delete(row.id),
+      );
+      // Its outcome is each waiting call's; when every call has stopped waiting, nobody is left to hear a failure.
+      refresh.catch(() => {});
+      this.inFlight.set(row.id, refresh);
+    }
+    return this.waitFor(refresh, row.provider_id);
+  }
+
+  private waitFor(refresh: Promise<string>, providerId: string): Promise<string> {
+    const { waitMs } = this.deps.settings;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const message = `The ${providerId} provider's authorization server has not refreshed the access token within ${waitMs / 1000} s: the call was not made. The refresh goes on; retry the call.`;
+        reject(new GatewayError("provider_unavailable", message, { provider: providerId }));
+      }, waitMs);
+    });
+    return Promise.race([refresh, late]).finally(() => clearTimeout(timer));
   }
 
   private async refreshOnce(connectionId: string, providerId: string, seenVersion: number): Promise<string> {
     const { db, clock } = this.deps;
     const owner = `${this.node}.${randomBase62(8)}`;
-    const deadline = performance.now() + this.deps.settings.waitMs;
+    // Past another node's lease, so that a node that died holding it is taken over.
+    const deadline = performance.now() + this.deps.settings.leaseMs + 5_000;
     for (;;) {
       const now = clock.now();
       const taken = await db
@@ -114,7 +149,7 @@ export class TokenRefresher {
     }
     let tokens: Awaited<ReturnType<ProviderOAuthClient["refresh"]>>;
     try {
-      tokens = await client.refresh(secretBox.open(row.refresh_token), clock.now());
+      tokens = await client.refresh(secretBox.open(row.refresh_token), clock.now(), this.deps.settings.requestMs);
     } catch (error) {
       if (error instanceof RefreshRefused) {
         await this.deps.markNeedsReauth(connectionId, owner);
@@ -142,10 +177,17 @@ export class TokenRefresher {
       .where("refresh_lock_owner", "=", owner)
       .where("status", "=", "active")
       .executeTakeFirst();
-    // Deleted while we refreshed: the new grant must not outlive the connection.
     if (Number(stored.numUpdatedRows) !== 1) {
-      await client.revoke(tokens.refreshToken ?? tokens.accessToken);
-      throw noConnection(connectionId, providerId);
+      const now = await db.selectFrom("connections").select("status").where("id", "=", connectionId).executeTakeFirst();
+      // Deleted (or refused elsewhere) while we refreshed: the new grant must not outlive the connection.
+      if (now?.status !== "active") {
+        await client.revoke(tokens.refreshToken ?? tokens.accessToken);
+        throw now?.status === "needs_reauth" ? needsReauth(providerId) : noConnection(connectionId, providerId);
+      }
+      // The lease ran out before the store answered: another node refreshes now; leave the grant to it.
+      throw new GatewayError("provider_unavailable", `The ${providerId} token refresh did not finish in time`, {
+        provider: providerId,
+      });
     }
     return tokens.accessToken;
   }
