@@ -47,8 +47,12 @@ export const connectDiner = (t: TestGateway, externalRef: string, username = "de
   connectUser(t, "dining", externalRef, username, key);
 
 /** POST /v1/dining/{operation} as the diner (another connection or key when given). */
-export const dining = (s: ProviderSetup, operation: string, body: unknown, options: CallOptions = {}): Promise<Answer> =>
-  callOperation(s, operation, body, options);
+export const dining = (
+  s: ProviderSetup,
+  operation: string,
+  body: unknown,
+  options: CallOptions = {},
+): Promise<Answer> => callOperation(s, operation, body, options);
 
 /** A resource alias: POST/GET/DELETE /v1/dining/reservations[/{id}]. */
 export async function alias(
