@@ -53,7 +53,7 @@ describe("an endpoint changed while a claimed delivery waits for a slot", () => 
     }
   });
 
-  it("a deletion: no attempt, the delivery ends failed", async () => {
+  it("a deletion: no attempt, the delivery ends failed; the attempt under way finishes and its 2xx counts", async () => {
     const { setup, first, second } = await secondEventQueued();
     expect((await setup.gateway.call("platform", "delete_webhook_endpoint")).status).toBe(200);
     setup.receiver.answerHanging(200);
@@ -61,6 +61,13 @@ describe("an endpoint changed while a claimed delivery waits for a slot", () => 
     await eventually(async () => ((await deliveriesOf(setup.gateway, first))[0]?.attempts.length ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(setup.receiver.received.map((r) => r.headers["gateway-event-id"])).toEqual([first]);
+    expect(await deliveriesOf(setup.gateway, first)).toEqual([
+      expect.objectContaining({
+        status: "succeeded",
+        attempt_count: 1,
+        attempts: [expect.objectContaining({ attempt: 1, status_code: 200, error: null })],
+      }),
+    ]);
     expect(await deliveriesOf(setup.gateway, second)).toEqual([
       expect.objectContaining({ status: "failed", attempt_count: 0, attempts: [] }),
     ]);

@@ -154,8 +154,9 @@ export class AttemptLog {
         this.insertOf(attempts.length),
         attempts.flatMap((row) => attemptColumns.map((column) => row[column])),
       );
-      // attempt_count fences each write: if the lease ran out and another worker took the row, or the endpoint was
-      // deleted meanwhile, this outcome is stale and changes nothing (its attempt is still logged).
+      // attempt_count fences each write: if the lease ran out and another worker took the row, this outcome is stale
+      // and changes nothing (its attempt is still logged). If the endpoint was deleted meanwhile, a failure changes
+      // nothing either, and a success still makes the delivery succeeded: the receiver has the event.
       for (const group of successes.values()) {
         await run(trx, this.successOf(group.ids.length), [now, group.statusCode, group.attempt, ...group.ids]);
       }
@@ -221,7 +222,13 @@ export class AttemptLog {
             Array.from({ length: rows }, (_, index) => slot(3 + index)),
           )
           .where("attempt_count", "=", slot(2))
-          .where("status", "=", "pending"),
+          // Pending, or failed by the endpoint's deletion while this attempt was under way (its lease kept).
+          .where((eb) =>
+            eb.or([
+              eb("status", "=", "pending"),
+              eb.and([eb("status", "=", "failed"), eb("lease_until", "is not", null)]),
+            ]),
+          ),
       );
       this.successes.set(rows, query);
     }

@@ -120,9 +120,11 @@ export class WebhookEndpoints {
     const result = await this.db.transaction().execute(async (trx) => {
       const row = await this.find(trx, accountId);
       if (!row) throw noEndpoint();
+      // A claimed delivery keeps its lease: an attempt of it already under way finishes, and a 2xx still counts
+      // (AttemptLog takes a success for a failed delivery that holds a lease, which only a deletion leaves).
       await trx
         .updateTable("webhook_deliveries")
-        .set({ status: "failed", completed_at: now, lease_until: null, last_error: "the endpoint was deleted" })
+        .set({ status: "failed", completed_at: now, last_error: "the endpoint was deleted" })
         .where("endpoint_id", "=", row.id)
         .where("status", "=", "pending")
         .execute();
