@@ -137,6 +137,19 @@ describe("price watches", () => {
     expect(await eventsOf(s.t, "price_watch.triggered")).toHaveLength(1);
   });
 
+  it("watching again with the same target does not trigger again; a changed target met re-arms it", async () => {
+    expect((await call("watch_price", { product_id: falling, target_price: price(falling, T1) })).created).toBe(false);
+    await call("check_price_drops");
+    expect(await eventsOf(s.t, "price_watch.triggered")).toHaveLength(1);
+    await call("watch_price", { product_id: falling, target_price: price(falling, T1) + 1 });
+    await call("check_price_drops");
+    const triggered = await eventsOf(s.t, "price_watch.triggered");
+    expect(triggered.map((e) => e.data.object.target_price)).toEqual([
+      yen(price(falling, T1)),
+      yen(price(falling, T1) + 1),
+    ]);
+  });
+
   it("a watch added at the shop itself has no snapshot yet: old_price and drop_percent are null", async () => {
     const row = await rawConnection(s.t, connectionId);
     const token = s.t.gateway.core.secretBox.open(row.access_token!);

@@ -67,6 +67,7 @@ export const checkPriceDrops = defineOperation({
           title: entry.item_name ?? before?.title ?? null,
           checked_at: now,
           notified: targetHit,
+          target: entry.target_price_jpy,
         };
         await snapshots.put(trx, connection.id, snapshotKind, entry.sku, next);
         if (targetHit && !before?.notified) {

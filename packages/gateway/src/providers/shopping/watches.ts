@@ -17,6 +17,8 @@ export interface PriceSnapshot {
   checked_at: number | null;
   /** Whether the target was met at the last check: price_watch.triggered fires when this turns true. */
   notified: boolean;
+  /** The target `notified` is about (absent in snapshots written before it was kept: any target re-arms them). */
+  target?: number | null;
 }
 
 function connectionOf(ctx: OperationContext) {
@@ -81,11 +83,13 @@ export const watchPrice = defineOperation({
     const { connection, snapshots } = connectionOf(ctx);
     const { created, entry } = await shop.watch(ctx, input.product_id, input.target_price ?? null);
     const existing = (await loadSnapshots(ctx)).get(input.product_id);
-    // A new watch starts from today's price; a changed target keeps the snapshot and re-arms the notification.
+    // A new watch starts from today's price; watching again keeps the snapshot, and a changed target re-arms the
+    // notification (the same target again does not: its price_watch.triggered has fired already).
+    const target = entry.target_price_jpy;
     const snapshot: PriceSnapshot =
       existing && !created
-        ? { ...existing, notified: false }
-        : { amount: entry.current_price_jpy, title: entry.item_name, checked_at: null, notified: false };
+        ? { ...existing, notified: existing.notified && existing.target === target, target }
+        : { amount: entry.current_price_jpy, title: entry.item_name, checked_at: null, notified: false, target };
     await snapshots.put(ctx.core.store.db, connection.id, snapshotKind, input.product_id, snapshot);
     return { data: { action: "watch_price" as const, created, watch: toWatch(ctx, entry, snapshot) } };
   },
