@@ -128,12 +128,25 @@ function describeBareResponse(status: number, body: unknown): string {
   return `The gateway answered HTTP ${status} without an error envelope${text ? `: ${text}` : "."}`;
 }
 
-/** Retry-After is delta-seconds or an HTTP date; either becomes whole seconds from now, never negative. */
+const day = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
+const month = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
+const time = "\\d{2}:\\d{2}:\\d{2}";
+/** The three forms of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate, RFC 850's, and asctime's (which names no zone). */
+const httpDate = new RegExp(
+  `^(?:${day}, \\d{2} ${month} \\d{4} ${time} GMT|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \\d{2}-${month}-\\d{2} ${time} GMT|${day} ${month} (?: \\d|\\d{2}) ${time} \\d{4})$`,
+);
+
+/**
+ * Retry-After is delay-seconds or an HTTP-date (RFC 9110 §10.2.3); either becomes whole seconds from now, never
+ * negative. Anything else is null, so that the retry falls back to backoff: `Date.parse` alone would read "1.5" or
+ * "-5" as a date in the past, and retry at once.
+ */
 export function parseRetryAfter(value: string | undefined, nowMs: number = Date.now()): number | null {
   if (value === undefined) return null;
   const trimmed = value.trim();
   if (/^[0-9]+$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
+  if (!httpDate.test(trimmed)) return null;
+  const date = Date.parse(trimmed.endsWith("GMT") ? trimmed : `${trimmed} GMT`);
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - nowMs) / 1000));
 }
 

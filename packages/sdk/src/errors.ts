@@ -60,8 +60,10 @@ export class GatewayError extends Error {
   /**
    * The Idempotency-Key the request was sent with: the caller's, or the one the SDK generated; null without one.
    * Calling again with it as `idempotencyKey` is the same request: the gateway runs the operation at most once.
+   * Not enumerable, so that loggers that copy an error's own properties (and `util.inspect`, `console.log`) leave it
+   * out, as `toJSON` does.
    */
-  readonly idempotencyKey: string | null;
+  declare readonly idempotencyKey: string | null;
   /**
    * True when the gateway answered with the stored answer of an earlier request under this key
    * (`Idempotent-Replayed: true`): the operation may have run then, and every repeat with the key gets this answer.
@@ -79,7 +81,7 @@ export class GatewayError extends Error {
     this.details = init.details;
     this.fix = init.fix;
     this.retryAfterSeconds = init.retryAfterSeconds ?? null;
-    this.idempotencyKey = init.idempotencyKey ?? null;
+    Object.defineProperty(this, "idempotencyKey", { value: init.idempotencyKey ?? null, enumerable: false });
     Object.defineProperty(this, brand, { value: true });
   }
 

@@ -1,4 +1,5 @@
 // errorFromResponse builds the class of the envelope's code, keeps every field, and falls back by status.
+import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { errorFromResponse, parseRetryAfter } from "./error-from-response.ts";
 import {
@@ -109,6 +110,12 @@ describe("errorFromResponse", () => {
     expect(parseRetryAfter("Thu, 01 Jan 2026 00:00:30 GMT", now)).toBe(30);
     expect(parseRetryAfter("Wed, 31 Dec 2025 00:00:00 GMT", now)).toBe(0);
     expect(parseRetryAfter("soon", now)).toBeNull();
+    // The other two forms of an HTTP-date; anything else (a fraction, a sign, a date in another format) is null.
+    expect(parseRetryAfter("Thursday, 01-Jan-26 00:01:00 GMT", now)).toBe(60);
+    expect(parseRetryAfter("Thu Jan  1 00:00:05 2026", now)).toBe(5);
+    for (const garbage of ["1.5", "-5", "+5", "2026-01-01T00:00:30Z", "soon 2099", ""]) {
+      expect(parseRetryAfter(garbage, now), garbage).toBeNull();
+    }
   });
 });
 
@@ -127,6 +134,11 @@ describe("the error classes", () => {
     const logged = JSON.parse(JSON.stringify(error));
     expect(logged).toMatchObject({ code: "provider_unavailable", retryable: false, replayed: true });
     expect(logged).not.toHaveProperty("idempotencyKey");
+    // Nor do loggers that copy an error's own properties, nor util.inspect (console.log).
+    expect(Object.keys(error)).not.toContain("idempotencyKey");
+    expect({ ...error }).not.toHaveProperty("idempotencyKey");
+    expect(inspect(error)).not.toContain("order-1");
+    expect(error.idempotencyKey).toBe("order-1");
   });
 
   it("GatewayConnectionError is retryable, has no status and keeps the cause", () => {

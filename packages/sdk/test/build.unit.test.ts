@@ -113,6 +113,21 @@ describe("the built package", () => {
     const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as Record<string, unknown>;
     expect(manifest.dependencies).toBeUndefined();
     expect(manifest.sideEffects).toBe(false);
+    expect(manifest.license).toBe("MIT");
+  });
+
+  it("packs its licence, its README and the sources its `@provider-gateway/source` condition names, without tests", () => {
+    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+    const [packed] = JSON.parse(
+      execFileSync(npm, ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: packageDir, encoding: "utf8" }),
+    ) as [{ files: { path: string }[] }];
+    const paths = packed.files.map((file) => file.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(["LICENSE", "README.md", "package.json", "src/index.ts", "src/node.ts"]),
+    );
+    expect(
+      paths.filter((path) => path.includes(".test.") || path.startsWith("test/") || path.startsWith("scripts/")),
+    ).toEqual([]);
   });
 
   it("types a consumer's calls from the built declarations, ESM and CommonJS alike", () => {
