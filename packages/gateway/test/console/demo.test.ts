@@ -60,6 +60,10 @@ describe("the demo", () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(limited.headers.get("ratelimit-policy")).toBe('"default";q=10;w=60');
     expect(limited.headers.get("ratelimit")).toBe(`"default";r=0;t=${retryAfter}`);
+    // /metrics counts the refused runs under the operation they named, as the ones that ran.
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    expect(metrics).toMatch(/^gateway_requests_total\{provider="echo",operation="say",status="429"\} [1-9]/m);
+    expect(metrics).not.toContain('operation="/demo/api/run/:provider/:operation",status="429"');
   });
 
   it("serves its page without a session", async () => {

@@ -65,6 +65,8 @@ export function demoRoutes(deps: DemoDeps) {
             `The demo runs none-mode provider operations only; not "${provider}:${operation}"`,
           );
         }
+        // Counted under the operation it named from here on, refused by the limit or not, as /v1 counts its requests.
+        request.operationLabel = { provider, operation };
         // The same headers as on /v1, for the visitor's limit; a limiter that fails (Redis down) lets the run through.
         reply.header("ratelimit-policy", policyHeader(deps.limit));
         const decision = await deps.limiter.check(`demo-visitor:${request.ip}`, deps.limit);
@@ -82,7 +84,6 @@ export function demoRoutes(deps: DemoDeps) {
         });
         await account;
         request.principal = principal;
-        request.operationLabel = { provider, operation };
         reply.header("cache-control", "no-store");
         return executeOperation(deps, request, compiled, bodyAsObject(request.body));
       },
