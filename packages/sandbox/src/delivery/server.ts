@@ -10,6 +10,7 @@ import { bearerChallenge, type OAuthServer, registerOAuthServer } from "../share
 import { orderedPush, Pacer, tickFromEnv } from "../shared/pacer.ts";
 import { pageParam, paginate, perPageParam } from "../shared/paging.ts";
 import { createPushHook, type SandboxHooks } from "../shared/push-hook.ts";
+import { MillisecondsOrNull } from "../shared/settings.ts";
 import { DeliveryError, Kitchen } from "./kitchen.ts";
 import { STORES, type Store } from "./stores.ts";
 
@@ -60,11 +61,7 @@ const OrderBody = Type.Object(
 );
 const OrderParams = Type.Object({ order_no: Type.String({ minLength: 1, maxLength: 64 }) });
 const OrderControl = Type.Object({ order_no: Type.String() });
-const Settings = Type.Object(
-  // Null first: Fastify's validator coerces types, and would read null as 0 against the integer.
-  { tick_ms: Type.Union([Type.Null(), Type.Integer({ minimum: 0 })]) },
-  { additionalProperties: false },
-);
+const Settings = Type.Object({ tick_ms: MillisecondsOrNull() }, { additionalProperties: false });
 
 /** A store with the menu items matching the keyword (all of them when its name matches); undefined: none. */
 function withMatchingItems(store: Store, keyword: string | undefined): Store | undefined {

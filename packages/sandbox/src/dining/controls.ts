@@ -1,6 +1,7 @@
 // Test controls of the dining sandbox (/_sandbox/venue/…): what a venue does by itself, on demand, and its delays.
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { MillisecondsOrNull } from "../shared/settings.ts";
 import type { Venue } from "./venue.ts";
 
 /** What the venue does by itself, on demand (tests): confirm or cancel a booking, call, seat or expire a party. */
@@ -19,8 +20,7 @@ export function controlRoutes(app: FastifyInstance, venue: Venue): void {
   const Settings = Type.Object(
     {
       venue_delay_ms: Type.Optional(Type.Integer({ minimum: 0 })),
-      // Null first: Fastify's validator coerces types, and would read null as 0 against the integer.
-      queue_call_ms: Type.Optional(Type.Union([Type.Null(), Type.Integer({ minimum: 0 })])),
+      queue_call_ms: Type.Optional(MillisecondsOrNull()),
       queue_hold_ms: Type.Optional(Type.Integer({ minimum: 0 })),
     },
     { additionalProperties: false },

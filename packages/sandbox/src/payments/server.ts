@@ -9,6 +9,7 @@ import type { NativeErrorFormatter } from "../shared/errors.ts";
 import { bearerChallenge, type OAuthServer, registerOAuthServer } from "../shared/oauth/index.ts";
 import { orderedPush, Pacer, tickFromEnv } from "../shared/pacer.ts";
 import { createPushHook, type SandboxHooks } from "../shared/push-hook.ts";
+import { MillisecondsOrNull } from "../shared/settings.ts";
 import { Network, PaymentError } from "./network.ts";
 
 export interface PaymentsSandboxOptions {
@@ -37,11 +38,7 @@ const ChargeBody = Type.Object(
 );
 const ChargeParams = Type.Object({ charge_id: Type.String({ minLength: 1, maxLength: 64 }) });
 const ChargeControl = Type.Object({ charge_id: Type.String() });
-const Settings = Type.Object(
-  // Null first: Fastify's validator coerces types, and would read null as 0 against the integer.
-  { tick_ms: Type.Union([Type.Null(), Type.Integer({ minimum: 0 })]) },
-  { additionalProperties: false },
-);
+const Settings = Type.Object({ tick_ms: MillisecondsOrNull() }, { additionalProperties: false });
 
 function memberRoutes(network: Network, oauth: OAuthServer) {
   return async (api: FastifyInstance) => {

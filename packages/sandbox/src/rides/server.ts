@@ -9,6 +9,7 @@ import { badRequest, type NativeErrorFormatter } from "../shared/errors.ts";
 import { bearerChallenge, type OAuthServer, registerOAuthServer } from "../shared/oauth/index.ts";
 import { orderedPush, Pacer, tickFromEnv } from "../shared/pacer.ts";
 import { createPushHook, type SandboxHooks } from "../shared/push-hook.ts";
+import { MillisecondsOrNull } from "../shared/settings.ts";
 import { Dispatch } from "./dispatch.ts";
 import { DispatchError } from "./errors.ts";
 import { type CarClass, CLASS_NAMES, type LngLat, quote } from "./fares.ts";
@@ -44,11 +45,7 @@ const QuoteQuery = Type.Object({ from: Type.String(), to: Type.String(), class: 
 const TripBody = Type.Object({ from: Position, to: Position, class: Class }, { additionalProperties: false });
 const TripParams = Type.Object({ trip_id: Type.String({ minLength: 1, maxLength: 64 }) });
 const TripControl = Type.Object({ trip_id: Type.String() });
-const Settings = Type.Object(
-  // Null first: Fastify's validator coerces types, and would read null as 0 against the integer.
-  { tick_ms: Type.Union([Type.Null(), Type.Integer({ minimum: 0 })]) },
-  { additionalProperties: false },
-);
+const Settings = Type.Object({ tick_ms: MillisecondsOrNull() }, { additionalProperties: false });
 
 /** "lng,lat" → [lng, lat]. */
 function position(text: string, name: string): LngLat {
