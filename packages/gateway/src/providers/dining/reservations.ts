@@ -20,7 +20,7 @@ export const createReservation = defineOperation({
   auth: "credentials",
   input: StrictObject({
     restaurant_id: RestaurantId,
-    slot_id: Type.String({ pattern: "^slot_[a-z0-9_]{1,100}$", description: "A slot id from list_slots." }),
+    slot_id: Type.String({ pattern: "^slot_[a-z0-9_]{1,95}$", description: "A slot id from list_slots." }),
     party_size: PartySize,
     contact_name: ContactName,
   }),
