@@ -130,6 +130,22 @@ describe("a flow that ends without a connection", () => {
     expect(bare.html).toContain("<!doctype html>");
   });
 
+  it("a link that expires between Continue and the callback: expired at the callback, and expired when opened again", async () => {
+    const session = await createSession(s.t, "late_callback");
+    const browser = new FormBrowser();
+    const callback = await callbackUrl(browser, await toConsent(browser, session.connect_url));
+    s.clock.advance(31 * 60_000);
+    const ended = await browser.get(callback.toString());
+    expect([ended.status, textOf(ended.html)]).toEqual([410, expect.stringContaining("This connect link has expired")]);
+    const reopened = await browser.get(session.connect_url);
+    expect([reopened.status, textOf(reopened.html)]).toEqual([
+      410,
+      expect.stringContaining("This connect link has expired"),
+    ]);
+    expect(await sessionRow("late_callback")).toEqual({ status: "failed", failure: "expired", connection_id: null });
+    expect(await connectionsOf("late_callback")).toEqual([]);
+  });
+
   it("a shop whose token endpoint fails: a clear page, the session failed, no connection", async () => {
     const session = await createSession(s.t, "shop_down");
     await fetch(`${s.sandboxUrl}/_sandbox/faults`, {

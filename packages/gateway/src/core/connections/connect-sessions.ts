@@ -75,8 +75,11 @@ export class ConnectSessions {
   ): Promise<ConnectFailed | { ok: "open"; session: ConnectSessionsTable }> {
     const session = await sessionByToken(this.deps.db, token);
     if (!session) return { ok: false, failure: "unknown_link", session };
-    if (session.status !== "pending" && session.status !== "started")
-      return { ok: false, failure: "already_used", session };
+    if (session.status !== "pending" && session.status !== "started") {
+      // A flow that ended because the link expired at its callback is an expired link, not a used one.
+      const failure = session.status === "failed" && session.failure === "expired" ? "expired" : "already_used";
+      return { ok: false, failure, session };
+    }
     if (session.expires_at <= this.deps.clock.now()) return { ok: false, failure: "expired", session };
     if (session.status === "started" && !sameBrowser(session, bindingOf(session))) {
       return { ok: false, failure: "other_browser", session };
