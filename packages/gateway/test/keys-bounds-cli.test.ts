@@ -19,9 +19,14 @@ describe.skipIf(testStore() !== "sqlite")("gateway keys create within the API's 
   it("takes the largest rate limit and the longest name the API takes", async () => {
     expect(apiKeyBounds).toEqual({ nameMaxLength: 100, scopesMaxItems: 100, rateLimitMax: 1_000_000 });
     const created = await keysCreate(["--rate-limit", "1000000:1000000", "--name", "é".repeat(100)]);
-    expect(created.stderr).toBe("");
+    // The data directory was empty: the command says that it made a new store, where no gateway may look.
+    expect(created.stderr).toBe(
+      `Note: there was no gateway store at ${path.join(dataDir, "gateway.db")}, so this command created an empty one. A gateway serving another store will not see what it writes: give this command the gateway's GATEWAY_DATA_DIR.\n`,
+    );
     expect(created.code).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ account_id: "default", scopes: ["*"] });
+    const again = await keysCreate(["--name", "second"]);
+    expect([again.code, again.stderr]).toEqual([0, ""]);
   });
 
   it.each(["1000001", "1000:1000001", "99999999999999999999", "0", "10:0"])(

@@ -7,8 +7,10 @@ export function migrateCommand(): Command {
     .description("Apply pending database migrations (serve also does this at start)")
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }) => {
-      await withStore(async (store) =>
-        print(options.json === true, { store: store.kind, migrated: true }, `Migrated the ${store.kind} store.`),
+      await withStore(
+        async (store) =>
+          print(options.json === true, { store: store.kind, migrated: true }, `Migrated the ${store.kind} store.`),
+        true,
       );
     });
 }

@@ -3,7 +3,12 @@ import { loadConfig } from "../config.ts";
 import { systemClock } from "../core/clock.ts";
 import { openStore, type Store } from "../store/database.ts";
 
-export async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
+/**
+ * Opens the configured store, migrated, for `work`. When the store was empty (no gateway ever used it), says so on
+ * standard error unless `expectNew`: a command run with another GATEWAY_DATA_DIR (or from another directory) than the
+ * gateway's would otherwise write to a store of its own, and the user would find nothing of it in the gateway.
+ */
+export async function withStore<T>(work: (store: Store) => Promise<T>, expectNew = false): Promise<T> {
   const config = loadConfig();
   const store = openStore({
     databaseUrl: config.databaseUrl,
@@ -12,7 +17,14 @@ export async function withStore<T>(work: (store: Store) => Promise<T>): Promise<
     dataDir: config.dataDir,
   });
   try {
-    await store.migrate();
+    const { created } = await store.migrate();
+    if (created && !expectNew) {
+      const variable = store.kind === "sqlite" ? "GATEWAY_DATA_DIR" : "GATEWAY_DATABASE_URL";
+      process.stderr.write(
+        `Note: there was no gateway store at ${store.location}, so this command created an empty one. A gateway ` +
+          `serving another store will not see what it writes: give this command the gateway's ${variable}.\n`,
+      );
+    }
     return await work(store);
   } finally {
     await store.close();

@@ -25,8 +25,13 @@ export type StoreKind = "sqlite" | "postgres";
 export interface Store {
   db: Kysely<Database>;
   kind: StoreKind;
-  /** Applies pending migrations; safe to call on every start and from several nodes at once. */
-  migrate(): Promise<void>;
+  /** Where the store is, for messages: the SQLite file, or PostgreSQL's host, port and database (no credentials). */
+  location: string;
+  /**
+   * Applies pending migrations; safe to call on every start and from several nodes at once. `created`: this call
+   * applied the first migration, so the store was empty (a new SQLite file, an empty database or schema).
+   */
+  migrate(): Promise<{ created: boolean }>;
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -72,7 +77,7 @@ export function openStore(options: StoreOptions): Store {
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
-  const store = finishStore(db, "sqlite", undefined);
+  const store = finishStore(db, "sqlite", undefined, file);
   if (!options.backgroundCheckpoints) return store;
   const checkpointer = startCheckpointer(sqlite, file, options.backgroundCheckpoints);
   return {
@@ -146,7 +151,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: options.preparedStatements === false ? pool : withPreparedStatements(pool) }),
   });
-  const store = finishStore(db, "postgres", options.schema);
+  const store = finishStore(db, "postgres", options.schema, postgresTarget(url));
   return {
     ...store,
     async migrate() {
@@ -157,7 +162,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
           { cause: error },
         );
       });
-      await store.migrate();
+      return store.migrate();
     },
   };
 }
@@ -183,10 +188,11 @@ function closeWhenUnanswered(client: pg.PoolClient): void {
   } as typeof client.query;
 }
 
-function finishStore(db: Kysely<Database>, kind: StoreKind, schema: string | undefined): Store {
+function finishStore(db: Kysely<Database>, kind: StoreKind, schema: string | undefined, location: string): Store {
   return {
     db,
     kind,
+    location,
     async migrate() {
       // On PostgreSQL the migration tables live in the schema the connection works in (a search_path given in the
       // URL included): Kysely would otherwise look for them in every schema and could find another deployment's.
@@ -205,6 +211,8 @@ function finishStore(db: Kysely<Database>, kind: StoreKind, schema: string | und
       if (error || failed) {
         throw new Error(`Migration ${failed?.migrationName ?? ""} failed: ${String(error)}`, { cause: error });
       }
+      const [first] = Object.keys(await migrationProvider.getMigrations()).sort();
+      return { created: results?.some((r) => r.migrationName === first && r.status === "Success") ?? false };
     },
     async ping() {
       await db.selectFrom("accounts").select("id").limit(1).execute();
