@@ -114,14 +114,15 @@ export interface RedisServer {
 }
 
 /** A `redis-server` of the test's own on a free port: no persistence, so a restart starts empty. */
-export async function startRedisServer(): Promise<RedisServer> {
+/** A redis-server of the test's own on a free port; with `password`, it requires it (`requirepass`). */
+export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+  if (options.password !== undefined) args.push("--requirepass", options.password);
   const start = async () => {
-    child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-      stdio: "ignore",
-    });
-    await waitForRedis(port);
+    child = spawn("redis-server", args, { stdio: "ignore" });
+    await waitForRedis(port, options.password);
   };
   await start();
   return {
@@ -136,11 +137,17 @@ export async function startRedisServer(): Promise<RedisServer> {
   };
 }
 
-async function waitForRedis(port: number): Promise<void> {
+async function waitForRedis(port: number, password: string | undefined): Promise<void> {
   const { Redis } = await import("ioredis");
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const client = new Redis({ port, host: "127.0.0.1", lazyConnect: true, retryStrategy: () => null });
+    const client = new Redis({
+      port,
+      host: "127.0.0.1",
+      lazyConnect: true,
+      retryStrategy: () => null,
+      ...(password !== undefined && { password }),
+    });
     client.on("error", () => {});
     try {
       await client.connect();

@@ -18,6 +18,7 @@ import {
   answerUnmetExpectation,
   registerErrorHandling,
 } from "./error-handler.ts";
+import { logSerializers } from "./log-serializers.ts";
 import type { Metrics } from "./metrics.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { operatorRoutes } from "./operator.ts";
@@ -58,6 +59,12 @@ export type RequestObserver = (request: FastifyRequest, outcome: RequestOutcome)
 /** The status logged and counted for a request whose client closed the connection before it was answered. */
 export const clientClosedRequest = 499;
 
+/** Logger options with the gateway's error serializer added (a logger instance, or none, is used as it is). */
+function withLogSerializers(logger: AppDeps["logger"]): Exclude<FastifyServerOptions["logger"], undefined> {
+  if (logger === undefined || typeof logger === "boolean") return logger ?? false;
+  return { ...logger, serializers: { ...logSerializers, ...logger.serializers } };
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const nextRequestId = sequentialIds(20);
   const trust = deps.trustProxy ?? false;
@@ -73,7 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       headersTimeout: Math.min(60_000, requestTimeout),
       connectionsCheckingInterval: Math.max(250, Math.min(30_000, Math.floor(requestTimeout / 4))),
     },
-    logger: deps.logger ?? false,
+    logger: withLogSerializers(deps.logger),
     // One line per request is written by the onResponse hook below, with the fields operators need.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "request_id" }),
     // request.log is the root logger itself: every line about a request names its request_id explicitly, and a child
