@@ -71,9 +71,16 @@ function parseUrl(raw: string): URL | undefined {
   }
 }
 
-/** An absolute http(s) URL, without query or fragment (paths are appended to it); no trailing slash. */
+/**
+ * An absolute http(s) URL, without credentials, query or fragment (paths are appended to it); no trailing slash.
+ * A value with credentials is refused without being repeated: the public URL goes into every connect link and the
+ * OpenAPI document, and an upstream's password does not belong in a start-up error either.
+ */
 export function httpUrl(name: string, raw: string): string {
   const url = parseUrl(raw);
+  if (url && (url.username || url.password)) {
+    throw new Error(`${name} must not carry credentials (user:password@); the value is not repeated here`);
+  }
   // A bare "?" or "#" parses to an empty search or hash, and a path appended to the URL would land after it.
   if (!/^https?:\/\//i.test(raw) || !url?.hostname || /[?#]/.test(raw)) {
     throw new Error(`${name} must be an absolute http:// or https:// URL without query or fragment, got "${raw}"`);
@@ -107,11 +114,20 @@ function isAddressOrRange(part: string): boolean {
 }
 
 /** "true" (every proxy), a hop count, or comma-separated addresses and CIDR ranges; unset or empty: none. */
+/** More proxies than any real chain has; `true` trusts them all. */
+const maxTrustedHops = 100;
+
 export function trustProxy(value: string | undefined): boolean | number | string[] {
   const text = value?.trim() ?? "";
   if (text === "" || text === "false" || text === "0") return false;
   if (text === "true") return true;
-  if (/^\d+$/.test(text)) return Number(text);
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    if (hops > maxTrustedHops) {
+      throw new Error(`GATEWAY_TRUST_PROXY takes at most ${maxTrustedHops} hops (or true for any), got "${text}"`);
+    }
+    return hops;
+  }
   const parts = text
     .split(",")
     .map((part) => part.trim())

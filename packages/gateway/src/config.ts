@@ -123,7 +123,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     const match = oauthSetting.exec(name);
     if (!match?.[1] || !match[2] || !value) continue;
     const id = match[1].toLowerCase();
-    oauthClients[id] = { ...oauthClients[id], [oauthFields[match[2] as keyof typeof oauthFields]]: value };
+    const field = oauthFields[match[2] as keyof typeof oauthFields];
+    // The issuer is where the gateway discovers the authorization server: an http(s) URL, as an upstream's is. It
+    // is kept as written, trailing slash included: it must equal the issuer the server's metadata names (RFC 8414).
+    if (field === "issuer") httpUrl(name, value);
+    oauthClients[id] = { ...oauthClients[id], [field]: value };
   }
   const databaseUrl = env.GATEWAY_DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {

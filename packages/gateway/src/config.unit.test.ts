@@ -19,6 +19,15 @@ it.each([
   expect(loadConfig(env).trustProxy).toEqual(expected);
 });
 
+it("GATEWAY_TRUST_PROXY takes at most 100 hops", () => {
+  expect(loadConfig({ GATEWAY_TRUST_PROXY: "100" }).trustProxy).toBe(100);
+  for (const value of ["101", "99999999999999999999999"]) {
+    expect(() => loadConfig({ GATEWAY_TRUST_PROXY: value })).toThrow(
+      new Error(`GATEWAY_TRUST_PROXY takes at most 100 hops (or true for any), got "${value}"`),
+    );
+  }
+});
+
 it.each(["banana", "10.0.0.0/33", "10.0.0.1,nope", "::1/129", "10.0.0.0/8/8"])(
   "GATEWAY_TRUST_PROXY=%j is refused",
   (value) => {
@@ -126,6 +135,23 @@ describe("URLs", () => {
       );
     },
   );
+
+  it("refuses credentials in any of them without repeating the value; an OAuth issuer is such a URL too", () => {
+    for (const name of ["GATEWAY_PUBLIC_URL", "GATEWAY_UPSTREAM_CATALOG_URL", "GATEWAY_OAUTH_SHOPPING_ISSUER"]) {
+      for (const value of ["http://user:topsecret@x.example", "https://topsecret@x.example/path"]) {
+        expect(() => loadConfig({ [name]: value })).toThrow(
+          new Error(`${name} must not carry credentials (user:password@); the value is not repeated here`),
+        );
+      }
+    }
+    expect(() => loadConfig({ GATEWAY_OAUTH_SHOPPING_ISSUER: "ftp://x" })).toThrow(
+      'GATEWAY_OAUTH_SHOPPING_ISSUER must be an absolute http:// or https:// URL without query or fragment, got "ftp://x"',
+    );
+    // Kept as written: it must equal the issuer the server's metadata names.
+    expect(loadConfig({ GATEWAY_OAUTH_SHOPPING_ISSUER: "https://auth.example/" }).oauthClients.shopping).toEqual({
+      issuer: "https://auth.example/",
+    });
+  });
 
   it.each([
     ["GATEWAY_UPSTREAM_catalog_URL", "GATEWAY_UPSTREAM_<PROVIDER>_URL"],
