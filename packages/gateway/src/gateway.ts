@@ -97,7 +97,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await store.migrate();
     const metrics = createMetrics();
     const masterKey = resolveMasterKey(config);
-    await checkMasterKey(store.db, clock, masterKey.key);
+    try {
+      await checkMasterKey(store.db, clock, masterKey.key, masterKey.origin);
+    } catch (error) {
+      // A key generated just now that the store refuses would refuse every later start too: it is not kept.
+      masterKey.discard?.();
+      throw error;
+    }
     const secretBox = new SecretBox(masterKey.key);
     const webhooks = createWebhookServices({
       store,

@@ -15,8 +15,21 @@ const settingName = "master_key_check";
 export const masterKeyCheckValue = (key: Uint8Array) =>
   createHmac("sha256", key).update("gateway master key check v1").digest("base64url");
 
-/** Records the key's check value on a store that has none; throws when the store's differs from this key's. */
-export async function checkMasterKey(db: Kysely<Database>, clock: Clock, key: Uint8Array): Promise<void> {
+/**
+ * Records the key's check value on a store that has none; throws when the store's differs from this key's, naming
+ * where the key came from (`origin`: GATEWAY_MASTER_KEY, or the development key file).
+ */
+export async function checkMasterKey(
+  db: Kysely<Database>,
+  clock: Clock,
+  key: Uint8Array,
+  origin = "GATEWAY_MASTER_KEY",
+): Promise<void> {
+  const wrongKey = () =>
+    new Error(
+      `${origin} is not the key this store's secrets were sealed with: give every node the key the first one used ` +
+        "(in development without GATEWAY_MASTER_KEY, the one in <data dir>/master.key)",
+    );
   const value = masterKeyCheckValue(key);
   let recorded = await recordedValue(db);
   if (recorded === undefined) {
@@ -35,12 +48,6 @@ export async function checkMasterKey(db: Kysely<Database>, clock: Clock, key: Ui
 
 const recordedValue = async (db: Kysely<Database>) =>
   (await db.selectFrom("store_settings").select("value").where("name", "=", settingName).executeTakeFirst())?.value;
-
-const wrongKey = () =>
-  new Error(
-    "GATEWAY_MASTER_KEY is not the key this store's secrets were sealed with: give every node the key the first " +
-      "one used (in development, the one in <data dir>/master.key)",
-  );
 
 /** One secret the store holds sealed, if any: a webhook signing secret, else a provider token. */
 async function aSealedSecret(db: Kysely<Database>): Promise<string | undefined> {

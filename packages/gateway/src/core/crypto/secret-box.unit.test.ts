@@ -50,7 +50,7 @@ describe("master key", () => {
       const second = resolveMasterKey({ env: "development", dataDir, masterKey: undefined });
       expect(second.key).toEqual(first.key);
       const configured = resolveMasterKey({ env: "production", dataDir, masterKey: key.toString("hex") });
-      expect(configured).toEqual({ key });
+      expect(configured).toEqual({ key, origin: "GATEWAY_MASTER_KEY" });
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
