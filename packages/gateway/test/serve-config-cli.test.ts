@@ -74,6 +74,28 @@ describe.skipIf(testStore() !== "sqlite")("gateway serve with a value it does no
     });
   });
 
+  it("names GATEWAY_DATA_DIR when it cannot be used: a file, a path under a file, a path under /proc", async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "serve-config-")), "a-file");
+    dataDirs.push(path.dirname(file));
+    fs.writeFileSync(file, "");
+    const cases = [
+      [file, "it is not a directory"],
+      [path.join(file, "data"), `ENOTDIR: not a directory, mkdir '${path.join(file, "data")}'`],
+      // Node 20's recursive mkdirSync loops for ever on such a path: the start must end, saying why.
+      ["/proc/no-such-directory", "ENOENT: no such file or directory, mkdir '/proc/no-such-directory'"],
+    ];
+    for (const [dir, reason] of cases) {
+      const { code, stderr } = await runCli(["serve"], {
+        env: { GATEWAY_DATA_DIR: dir as string, GATEWAY_DATABASE_URL: "", PORT: "19890" },
+        timeoutMs: 20_000,
+      });
+      expect({ code, stderr }).toEqual({
+        code: 1,
+        stderr: `gateway: GATEWAY_DATA_DIR ${dir} cannot be used: ${reason}\n`,
+      });
+    }
+  });
+
   it("says a usage error of any command as its own, with the gateway: prefix", async () => {
     const { code, stderr } = await runCli(["keys", "create", "--bogus"]);
     expect(code).toBe(1);

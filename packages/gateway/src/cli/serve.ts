@@ -8,6 +8,7 @@ import { Command } from "commander";
 import { loadConfig } from "../config.ts";
 import { parseHost, parsePort } from "../config-values.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
+import { makeDataDir } from "../store/data-dir.ts";
 import { nonBlockingStandardOutput, turnBatchedDestination } from "./log-destination.ts";
 import { applyServingV8Settings } from "./v8-settings.ts";
 
@@ -113,7 +114,7 @@ async function bootstrap(gateway: Gateway, dataDir: string): Promise<void> {
   // read, and the log says where.
   if (!process.stdout.isTTY) {
     const file = path.join(dataDir, "first-api-key");
-    fs.mkdirSync(dataDir, { recursive: true });
+    makeDataDir(dataDir);
     fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
     gateway.app.log.warn(
       { account: "default", key_id: view.id, file },

@@ -15,6 +15,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from "./checkpointer.ts";
+import { dataDirError, makeDataDir } from "./data-dir.ts";
 import { migrationProvider } from "./migrations/index.ts";
 import { withPreparedStatements } from "./prepared-statements.ts";
 import type { Database } from "./schema.ts";
@@ -66,11 +67,15 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export function openStore(options: StoreOptions): Store {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
-  fs.mkdirSync(options.dataDir, { recursive: true });
+  makeDataDir(options.dataDir);
   const file = path.join(options.dataDir, "gateway.db");
   // Readable by its owner only, as master.key is: it holds events with end users' names and addresses. SQLite gives
   // its -wal and -shm files the database file's mode. An existing file keeps the mode it has.
-  fs.closeSync(fs.openSync(file, "a", 0o600));
+  try {
+    fs.closeSync(fs.openSync(file, "a", 0o600));
+  } catch (error) {
+    throw dataDirError(options.dataDir, (error as Error).message);
+  }
   const sqlite = new SQLite(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");

@@ -8,13 +8,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
+import { makeDataDir } from "./data-dir.ts";
 
 export interface ServingLock {
   release(): void;
 }
 
 export function lockServing(dataDir: string): ServingLock {
-  fs.mkdirSync(dataDir, { recursive: true });
+  makeDataDir(dataDir);
   // No busy timeout: a lock held by another process is an answer, not something to wait for.
   const db = new SQLite(path.join(dataDir, "serve.lock"), { timeout: 0 });
   try {

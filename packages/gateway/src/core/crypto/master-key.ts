@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { makeDataDir } from "../../store/data-dir.ts";
 
 export interface MasterKeyConfig {
   env: "development" | "production" | "test";
@@ -53,7 +54,7 @@ export function resolveMasterKey(config: MasterKeyConfig): ResolvedMasterKey {
     };
   }
   const key = randomBytes(32);
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  makeDataDir(config.dataDir);
   // wx: two processes starting at once must not overwrite each other's key.
   try {
     fs.writeFileSync(file, `${key.toString("base64")}\n`, { mode: 0o600, flag: "wx" });
