@@ -5,7 +5,6 @@
 // directory held for the life of the process: the operating system drops it when the process ends, however it ends,
 // so a crash leaves nothing to clean up. The CLI's store commands (`keys create`, `migrate`) and a gateway started
 // with GATEWAY_NO_WEBHOOK_WORKER=1 do not take it.
-import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import { makeDataDir } from "./data-dir.ts";
