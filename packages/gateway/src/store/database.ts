@@ -213,8 +213,17 @@ function finishStore(db: Kysely<Database>, kind: StoreKind, schema: string | und
       });
       const { error, results } = await migrator.migrateToLatest();
       const failed = results?.find((r) => r.status === "Error");
+      const unknown = /previously executed migration (\S+) is missing/.exec(String(error));
+      if (unknown) {
+        throw new Error(
+          `This store was migrated by a newer version of the gateway (its migration ${unknown[1]} is not one this ` +
+            "version has): run that version or a newer one on it",
+          { cause: error },
+        );
+      }
       if (error || failed) {
-        throw new Error(`Migration ${failed?.migrationName ?? ""} failed: ${String(error)}`, { cause: error });
+        const which = failed ? `Migration ${failed.migrationName}` : "Migrating the store";
+        throw new Error(`${which} failed: ${String(error)}`, { cause: error });
       }
       const [first] = Object.keys(await migrationProvider.getMigrations()).sort();
       return { created: results?.some((r) => r.migrationName === first && r.status === "Success") ?? false };
