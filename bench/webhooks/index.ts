@@ -70,7 +70,7 @@ export async function backlog(kind: BenchStore, receiverUrl: string, events: num
       concurrency,
       userAgent: "ProviderGateway-Webhooks/1.0",
     },
-    log: { error: (object, message) => console.error(message, object) },
+    log: { error: (object, message) => console.error(message, object), info: () => {} },
   });
   const { secret } = await services.endpoints.set("default", { url: receiverUrl, event_types: ["*"] });
   for (let done = 0; done < events; done += 500) {

@@ -35,7 +35,7 @@ export function createWebhookServices(input: {
   clock: Clock;
   secretBox: SecretBox;
   settings: WebhookSettings;
-  log: { error(object: object, message: string): void };
+  log: { error(object: object, message: string): void; info(object: object, message: string): void };
 }): WebhookServices {
   const { store, clock, settings } = input;
   const resolve = settings.resolve ?? systemResolver;

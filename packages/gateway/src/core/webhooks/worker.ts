@@ -28,7 +28,7 @@ export interface WorkerDeps {
   events: Events;
   endpoints: WebhookEndpoints;
   sender: WebhookSender;
-  log: { error(object: object, message: string): void };
+  log: { error(object: object, message: string): void; info(object: object, message: string): void };
 }
 
 const purgeIntervalMs = 3600_000;
@@ -44,6 +44,8 @@ export class WebhookWorker {
   private sleeper: (() => void) | undefined;
   private waitingForRoom = false;
   private lastWakeAt = 0;
+  /** Polls that failed in a row (the store unreachable): the first is logged, and the recovery. */
+  private claimFailures = 0;
   private purgeTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -136,8 +138,13 @@ export class WebhookWorker {
       let claimed = 0;
       try {
         claimed = await this.deliverDueWebhooks(room);
+        if (this.claimFailures > 0) {
+          this.deps.log.info({ failed_polls: this.claimFailures }, "claiming webhook deliveries works again");
+          this.claimFailures = 0;
+        }
       } catch (err) {
-        this.deps.log.error({ err }, "claiming webhook deliveries failed");
+        // Said once while it lasts (the store down: every poll fails alike), and again when it ends.
+        if (this.claimFailures++ === 0) this.deps.log.error({ err }, "claiming webhook deliveries failed");
       }
       if (!this.running) break;
       // Claimed something: more may be due.
