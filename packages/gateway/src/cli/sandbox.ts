@@ -55,6 +55,13 @@ export function sandboxCommand(): Command {
           throw new Error(`the ${provider.id} sandbox could not start: ${(error as Error).message}`);
         }
       }
+      // Stopped as `serve` is: the sandboxes close, and the exit status is 0.
+      const stop = async () => {
+        await Promise.allSettled(running.map((started) => started.close()));
+        process.exit(0);
+      };
+      process.once("SIGTERM", () => void stop());
+      process.once("SIGINT", () => void stop());
       if (options.json) {
         process.stdout.write(`${JSON.stringify(urls)}\n`);
         return;

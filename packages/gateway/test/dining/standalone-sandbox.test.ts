@@ -103,6 +103,8 @@ it("prints the lines for the gateway's environment, with the hook secrets it mad
   } finally {
     await printing.stop();
   }
+  // SIGTERM stops it as it stops `serve`: the sandboxes closed, exit status 0.
+  expect([printing.child.exitCode, printing.child.signalCode]).toEqual([0, null]);
   const lines = printing.stdout().trim().split("\n");
   expect(lines.filter((line) => line.startsWith("GATEWAY_UPSTREAM_")).length).toBe(8);
   expect(lines).toContainEqual(expect.stringMatching(/^GATEWAY_UPSTREAM_DINING_URL=http:\/\/127\.0\.0\.1:\d+$/));
