@@ -63,6 +63,13 @@ function fromFramework(error: FastifyError, request: FastifyRequest): GatewayErr
 export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url: string) => string[]): void {
   app.setErrorHandler((error: FastifyError | GatewayError, request: FastifyRequest, reply: FastifyReply) => {
     const known = error instanceof GatewayError ? error : fromFramework(error, request);
+    // A provider that failed (down, slow, an error answer): the answer says so; the log keeps what happened.
+    if (known?.code === "provider_unavailable" && known.cause !== undefined) {
+      request.log.warn(
+        { err: known.cause, request_id: request.id, provider: known.provider },
+        `provider failure: ${known.message}`,
+      );
+    }
     if (known) return sendError(reply, known);
     request.log.error({ err: error, request_id: request.id }, "unhandled error");
     return sendError(reply, new GatewayError("internal_error", "The request failed inside the gateway"));

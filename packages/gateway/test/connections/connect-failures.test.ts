@@ -155,7 +155,7 @@ describe("a flow that ends without a connection", () => {
     });
     const flow = await runConnectFlow({ connectUrl: session.connect_url, username: "demo", password: "demo" });
     expect(flow.page.status).toBe(502);
-    expect(flow.message).toContain("Sakura Market could not be reached just now");
+    expect(flow.message).toContain("Sakura Market could not be reached, or did not answer properly, just now");
     expect(await connectionsOf("shop_down")).toEqual([]);
     expect(await sessionRow("shop_down")).toMatchObject({ status: "failed", failure: "provider_unavailable" });
   });

@@ -37,3 +37,44 @@ it("keeps connect tokens, codes, state and provider tokens out of the logs", asy
   expect(log).toContain('"path":"/connect/callback"');
   for (const secret of secrets) expect(log).not.toContain(secret);
 });
+
+it("says in the log why the shop's authorization server failed a connect flow or a refresh, without its secrets", async () => {
+  const fault = (status: number) =>
+    fetch(`${s.sandboxUrl}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ status, path_prefix: "/oauth/token", count: 1 }),
+    });
+  const parsed = () =>
+    lines
+      .join("")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string; provider?: string; err?: { message: string } });
+
+  const { connection } = await connect(s.t, "failing_shop");
+  s.clock.advance(16 * 60_000);
+  await fault(503);
+  expect((await shopping(s.t, "get_cart", connection.id)).status).toBe(502);
+  const refresh = parsed().find((line) => line.msg.startsWith("provider failure:"));
+  expect(refresh).toMatchObject({
+    level: 40,
+    msg: "provider failure: The shopping provider's authorization server did not refresh the access token",
+    provider: "shopping",
+    err: { message: expect.stringContaining("the server answered HTTP 503") },
+  });
+
+  const { runConnectFlow } = await import("../../src/cli/connect-flow.ts");
+  const { createSession } = await import("./setup.ts");
+  const session = await createSession(s.t, "failing_shop_connect");
+  await fault(500);
+  const flow = await runConnectFlow({ connectUrl: session.connect_url, username: "demo", password: "demo" });
+  expect(flow.page.status).toBe(502);
+  const callback = parsed().find((line) => line.msg === "the provider's authorization server failed");
+  expect(callback).toMatchObject({
+    level: 40,
+    provider: "shopping",
+    err: { message: expect.stringContaining("the server answered HTTP 500") },
+  });
+  expect(lines.join("")).not.toContain("sandbox-client-secret");
+});

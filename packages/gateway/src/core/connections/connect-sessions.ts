@@ -141,11 +141,12 @@ export class ConnectSessions {
       tokens = await client.exchangeCode(callback, state, verifier, clock.now());
     } catch (error) {
       if (error instanceof AuthorizationDenied) {
-        return failSession(db, clock, session, error.error === "access_denied" ? "denied" : "provider_error");
+        if (error.error === "access_denied") return failSession(db, clock, session, "denied");
+        return { ...(await failSession(db, clock, session, "provider_error")), cause: error };
       }
       const unavailable = error instanceof GatewayError && error.code === "provider_unavailable";
       await failSession(db, clock, session, unavailable ? "provider_unavailable" : "provider_error");
-      if (unavailable) return { ok: false, failure: "provider_unavailable", session };
+      if (unavailable) return { ok: false, failure: "provider_unavailable", session, cause: error.cause ?? error };
       throw error;
     }
     let replaced: Awaited<ReturnType<Connections["create"]>>["replaced"];

@@ -138,9 +138,20 @@ export class ProviderOAuthClient {
     return new GatewayError(
       "provider_unavailable",
       `The ${this.config.providerId} provider's authorization server ${what}`,
-      { provider: this.config.providerId, ...(cause !== undefined && { cause }) },
+      { provider: this.config.providerId, ...(cause !== undefined && { cause: withStatus(cause) }) },
     );
   }
+}
+
+/**
+ * oauth4webapi's error for an answer of the wrong status keeps the Response as its cause, which a log line does not
+ * show: the status goes into the message of the cause the gateway logs.
+ */
+function withStatus(cause: unknown): unknown {
+  if (!(cause instanceof oauth.OperationProcessingError) || !(cause.cause instanceof Response)) return cause;
+  return Object.assign(new Error(`${cause.message}: the server answered HTTP ${cause.cause.status}`), {
+    code: cause.code,
+  });
 }
 
 /** An `error` in the callback or a refused code exchange: the flow ends without a connection. */

@@ -20,7 +20,13 @@ export type ConnectFailure =
   | "provider_error"
   | "provider_unavailable";
 
-export type ConnectFailed = { ok: false; failure: ConnectFailure; session: ConnectSessionsTable | undefined };
+export type ConnectFailed = {
+  ok: false;
+  failure: ConnectFailure;
+  session: ConnectSessionsTable | undefined;
+  /** For a provider's failure: what it answered, or why it could not be reached (for the log, never the page). */
+  cause?: unknown;
+};
 
 /** Stores a new pending session; answers its token (shown once, in connect_url) and its expiry. */
 export async function insertConnectSession(

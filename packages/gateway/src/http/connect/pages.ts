@@ -84,7 +84,8 @@ const failures: Record<ConnectFailure, { status: number; title: string; message:
   provider_unavailable: {
     status: 502,
     title: "Nothing was connected",
-    message: (p) => `${p} could not be reached just now. Go back to the app and try again in a few minutes.`,
+    message: (p) =>
+      `${p} could not be reached, or did not answer properly, just now. Go back to the app and try again in a few minutes.`,
   },
 };
 

@@ -59,6 +59,10 @@ export function connectRoutes(options: ConnectRoutesOptions) {
     return sendPage(reply, 200, body);
   };
 
+  /** A provider's authorization server failed the flow: the page says so in words, the log says what happened. */
+  const logProviderFailure = (request: FastifyRequest, cause: unknown, provider: string | undefined) =>
+    request.log.warn({ err: cause, request_id: request.id, provider }, "the provider's authorization server failed");
+
   return async function plugin(app: FastifyInstance): Promise<void> {
     registerConnectFallbacks(app);
     const sessions = () => {
@@ -73,6 +77,7 @@ export function connectRoutes(options: ConnectRoutesOptions) {
           return await handler(request, reply);
         } catch (error) {
           if (error instanceof GatewayError && error.code === "provider_unavailable") {
+            logProviderFailure(request, error.cause ?? error, error.provider);
             return fail(reply, "provider_unavailable", error.provider);
           }
           request.log.error({ err: error, request_id: request.id }, "connect flow failed");
@@ -94,7 +99,10 @@ export function connectRoutes(options: ConnectRoutesOptions) {
         // A flow that ended, either way, has no further use for its cookie.
         const ended = outcome.ok || !["unknown_link", "other_browser", "already_used"].includes(outcome.failure);
         if (ended && outcome.session) setBindingCookie(reply, outcome.session, "", 0, secure);
-        if (!outcome.ok) return fail(reply, outcome.failure, outcome.session?.provider_id);
+        if (!outcome.ok) {
+          if (outcome.cause !== undefined) logProviderFailure(request, outcome.cause, outcome.session?.provider_id);
+          return fail(reply, outcome.failure, outcome.session?.provider_id);
+        }
         const { session, replaced } = outcome;
         return sendPage(
           reply,
