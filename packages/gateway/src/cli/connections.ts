@@ -123,7 +123,12 @@ export function connectionsCommand(): Command {
           throw new Error(problems.join("; "));
         }
         const provider = registry.provider(options.provider);
-        if (!provider?.oauth) throw new Error(`${options.provider} is not a provider with connections`);
+        if (!provider?.oauth) {
+          const connectable = registry.providers.filter((p) => p.oauth).map((p) => p.id);
+          throw new Error(
+            `${options.provider} is not a provider with connections; these are: ${connectable.join(", ")}`,
+          );
+        }
         const { token } = await withStore(async (store) => {
           // An account named on the command line must exist (a mistyped one would get a live grant of its own);
           // "default", the one a first start makes, is made if the store is still new.

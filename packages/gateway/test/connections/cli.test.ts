@@ -108,6 +108,13 @@ describe("gateway connections", slow, () => {
       const failed = gateway(["connections", "create", "--provider", "shopping", "--external-ref", ref], env);
       await expect(failed).rejects.toMatchObject({ code: 1, stderr: `gateway: ${problem}\n` });
     }
+    // A provider without connections: the answer lists those with.
+    const catalog = gateway(["connections", "create", "--provider", "catalog", "--external-ref", "x"], env);
+    await expect(catalog).rejects.toMatchObject({
+      code: 1,
+      stderr:
+        "gateway: catalog is not a provider with connections; these are: shopping, dining, delivery, rides, payments\n",
+    });
   });
 
   it.skipIf(testStore() !== "sqlite")("without a key, refuses an --account that does not exist", async () => {
