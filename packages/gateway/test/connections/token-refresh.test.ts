@@ -105,6 +105,31 @@ describe("token refresh", () => {
   });
 });
 
+describe("a new token the shop refuses too", () => {
+  it("is a retryable 502 with the call not made, and the connection stays usable", async () => {
+    const { connection } = await connect(s.t, "refused_twice");
+    const before = refreshes();
+    // The shop refuses the token it has, and then the one it issues in its place.
+    await fetch(`${s.sandboxUrl}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ status: 401, path_prefix: "/api/v2/cart", count: 2 }),
+    });
+    const refused = await shopping(s.t, "get_cart", connection.id);
+    expect(refused.status).toBe(502);
+    expect(((await refused.json()) as any).error).toEqual({
+      code: "provider_unavailable",
+      message: "The shopping provider refused the access token it had just issued; the call was not made. Retry it.",
+      provider: "shopping",
+      retryable: true,
+      request_id: refused.headers.get("x-request-id"),
+    });
+    expect(refreshes()).toBe(before + 1);
+    expect((await rawConnection(s.t, connection.id)).status).toBe("active");
+    expect(await status(await shopping(s.t, "get_cart", connection.id))).toBe(200);
+  });
+});
+
 describe("a refresh the shop refuses", () => {
   it("marks the connection needs_reauth, answers 422 with the provider, and records the event", async () => {
     const { connection } = await connect(s.t, "revoked_user", { username: "demo2" });

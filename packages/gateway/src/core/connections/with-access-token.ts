@@ -34,6 +34,18 @@ export async function withAccessToken<T>(
       connectionId: connection.id,
       rejectedToken: connection.accessToken,
     });
-    return call(fresh);
+    try {
+      return await call(fresh);
+    } catch (again) {
+      if (!(again instanceof GatewayError) || !credentialsRefused.has(again)) throw again;
+      // The provider refused the token it has just issued, though it took the refresh token: not the end user's
+      // doing (that refresh would have failed, and the connection would need re-authorisation), so a later call may
+      // well succeed. A 401 ran nothing.
+      throw new GatewayError(
+        "provider_unavailable",
+        `The ${ctx.providerId} provider refused the access token it had just issued; the call was not made. Retry it.`,
+        { provider: ctx.providerId, notExecuted: true },
+      );
+    }
   }
 }
