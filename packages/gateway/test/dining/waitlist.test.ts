@@ -128,6 +128,19 @@ describe("waitlist", () => {
     expect(deliveredTypes(s, entry.id)).toEqual([]);
   });
 
+  it("the venue's controls also take the entry's ticket_number, as the API shows it", async () => {
+    const entry = await join("rst_shibuya_ramen", 2);
+    await venue(s, "call", { ticket_number: entry.ticket_number });
+    expect((await delivered(s, "waitlist.called", entry.id)).data.object).toEqual(await get(entry.id));
+    const unknown = await fetch(`${s.sandboxUrl}/_sandbox/venue/seat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ticket_number: 999_999 }),
+    });
+    expect(unknown.status).toBe(404);
+    expect(await leave(entry.id)).toMatchObject({ status: 200 });
+  });
+
   it("called → left by the caller", async () => {
     const entry = await join();
     await called(entry);

@@ -7,7 +7,11 @@ import type { Venue } from "./venue.ts";
 /** What the venue does by itself, on demand (tests): confirm or cancel a booking, call, seat or expire a party. */
 export function controlRoutes(app: FastifyInstance, venue: Venue): void {
   const BookingControl = Type.Object({ booking_no: Type.String() });
-  const TicketControl = Type.Object({ ticket_no: Type.String() });
+  // A ticket by its code, or by the call number the gateway's waitlist entry shows as `ticket_number`.
+  const TicketControl = Type.Union([
+    Type.Object({ ticket_no: Type.String() }, { additionalProperties: false }),
+    Type.Object({ ticket_number: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+  ]);
   const { bookings, queue } = venue;
   const bookingActions = { confirm: bookings.confirm, cancel: bookings.cancelByVenue } as const;
   for (const [action, run] of Object.entries(bookingActions)) {
@@ -37,7 +41,10 @@ export function controlRoutes(app: FastifyInstance, venue: Venue): void {
     app.post<{ Body: Static<typeof TicketControl> }>(
       `/_sandbox/venue/${action}`,
       { schema: { body: TicketControl } },
-      async (request) => ({ ticket: run.call(queue, request.body.ticket_no) }),
+      async (request) => {
+        const { body } = request;
+        return { ticket: run.call(queue, "ticket_no" in body ? body.ticket_no : queue.ticketNoOf(body.ticket_number)) };
+      },
     );
   }
 }

@@ -79,6 +79,12 @@ export class Queue {
     return this.changeTicket(ticketNo, { state: "left", closed_at: tokyoIso(now) }, now);
   }
 
+  /** The code of the ticket with this call number (the API's `ticket_number`; numbers are unique in the sandbox). */
+  ticketNoOf(callNumber: number): string {
+    for (const ticket of this.tickets.values()) if (ticket.call_number === callNumber) return ticket.ticket_no;
+    throw new DiningError(404, "TICKET_NOT_FOUND", `No ticket with call number ${callNumber}`);
+  }
+
   call(ticketNo: string): Ticket {
     this.venueTicket(ticketNo, ["waiting"], "call");
     const now = this.ctx.now();
