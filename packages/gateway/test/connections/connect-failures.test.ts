@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runConnectFlow } from "../../src/cli/connect-flow.ts";
 import { FormBrowser, formsOf, type Page, textOf } from "../../src/cli/form-browser.ts";
-import { createSession, platform, type ShoppingSetup, startShopping } from "./setup.ts";
+import { armFault, createSession, platform, type ShoppingSetup, startShopping } from "./setup.ts";
 
 let s: ShoppingSetup;
 beforeAll(async () => {
@@ -148,11 +148,7 @@ describe("a flow that ends without a connection", () => {
 
   it("a shop whose token endpoint fails: a clear page, the session failed, no connection", async () => {
     const session = await createSession(s.t, "shop_down");
-    await fetch(`${s.sandboxUrl}/_sandbox/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ status: 503, path_prefix: "/oauth/token", count: 1 }),
-    });
+    await armFault(s.sandboxUrl, { status: 503, path_prefix: "/oauth/token", count: 1 });
     const flow = await runConnectFlow({ connectUrl: session.connect_url, username: "demo", password: "demo" });
     expect(flow.page.status).toBe(502);
     expect(flow.message).toContain("Sakura Market could not be reached, or did not answer properly, just now");

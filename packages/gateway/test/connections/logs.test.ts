@@ -3,7 +3,7 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { FormBrowser } from "../../src/cli/form-browser.ts";
-import { connect, rawConnection, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
+import { armFault, connect, rawConnection, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
 
 const lines: string[] = [];
 let s: ShoppingSetup;
@@ -39,12 +39,7 @@ it("keeps connect tokens, codes, state and provider tokens out of the logs", asy
 });
 
 it("says in the log why the shop's authorization server failed a connect flow or a refresh, without its secrets", async () => {
-  const fault = (status: number) =>
-    fetch(`${s.sandboxUrl}/_sandbox/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ status, path_prefix: "/oauth/token", count: 1 }),
-    });
+  const fault = (status: number) => armFault(s.sandboxUrl, { status, path_prefix: "/oauth/token", count: 1 });
   const parsed = () =>
     lines
       .join("")

@@ -4,7 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../harness.ts";
 import { eventually } from "../webhooks/fake-clock.ts";
-import { connect, eventsOf, platform, rawConnection, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
+import {
+  armFault,
+  connect,
+  eventsOf,
+  platform,
+  rawConnection,
+  type ShoppingSetup,
+  shopping,
+  startShopping,
+} from "./setup.ts";
 
 const minutes = (n: number) => n * 60_000;
 let s: ShoppingSetup;
@@ -20,12 +29,7 @@ const status = async (response: Response) => {
   return response.status;
 };
 /** Holds the shop's token endpoint for a moment, so that concurrent refreshes would overlap if they were allowed. */
-const slowTokenEndpoint = () =>
-  fetch(`${s.sandboxUrl}/_sandbox/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ delay_ms: 300, path_prefix: "/oauth/token", count: 1 }),
-  });
+const slowTokenEndpoint = () => armFault(s.sandboxUrl, { delay_ms: 300, path_prefix: "/oauth/token", count: 1 });
 
 describe("token refresh", () => {
   it("refreshes an expired access token transparently", async () => {
@@ -91,11 +95,7 @@ describe("token refresh", () => {
   it("a shop that cannot refresh right now gives 502 and leaves the connection usable", async () => {
     const { connection } = await connect(s.t, "refresh_unavailable");
     s.clock.advance(minutes(16));
-    await fetch(`${s.sandboxUrl}/_sandbox/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ status: 503, path_prefix: "/oauth/token", count: 1 }),
-    });
+    await armFault(s.sandboxUrl, { status: 503, path_prefix: "/oauth/token", count: 1 });
     const failed = await shopping(s.t, "get_cart", connection.id);
     expect(failed.status).toBe(502);
     expect(((await failed.json()) as any).error).toMatchObject({ code: "provider_unavailable", provider: "shopping" });
@@ -110,11 +110,7 @@ describe("a new token the shop refuses too", () => {
     const { connection } = await connect(s.t, "refused_twice");
     const before = refreshes();
     // The shop refuses the token it has, and then the one it issues in its place.
-    await fetch(`${s.sandboxUrl}/_sandbox/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ status: 401, path_prefix: "/api/v2/cart", count: 2 }),
-    });
+    await armFault(s.sandboxUrl, { status: 401, path_prefix: "/api/v2/cart", count: 2 });
     const refused = await shopping(s.t, "get_cart", connection.id);
     expect(refused.status).toBe(502);
     expect(((await refused.json()) as any).error).toEqual({
@@ -192,11 +188,7 @@ describe("a token endpoint slower than the call's wait", () => {
     slow.clock.advance(minutes(16));
     const before = slow.sandbox.oauth.stats().refresh_token;
     // The shop takes 1.5 s to answer, and rotates the refresh token when it does: the old one is then used up.
-    await fetch(`${slow.sandboxUrl}/_sandbox/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ delay_ms: 1500, path_prefix: "/oauth/token", count: 1 }),
-    });
+    await armFault(slow.sandboxUrl, { delay_ms: 1500, path_prefix: "/oauth/token", count: 1 });
     const waited = await shopping(slow.t, "get_cart", connection.id);
     expect(waited.status).toBe(502);
     expect(((await waited.json()) as any).error).toEqual({
