@@ -1,6 +1,8 @@
 // The console's pages and the paths they live at.
 import type { JSX } from "preact";
 import type { Session } from "../api.ts";
+import { EmptyState } from "../components/feedback.tsx";
+import { Link } from "../components/format.tsx";
 import { ConnectionsPage } from "./Connections.tsx";
 import { EventDetailPage } from "./EventDetail.tsx";
 import { EventsPage } from "./Events.tsx";
@@ -40,7 +42,19 @@ export function pageFor(path: string): Page {
       return { title: "API reference", render: () => <ReferencePage /> };
     case "/console/usage":
       return { title: "Usage", render: () => <UsagePage /> };
-    default:
+    case "/console":
+    case "/console/":
+    case "/console/keys":
       return { title: "API keys", render: () => <KeysPage /> };
+    default:
+      // A mistyped or outdated address says so, rather than showing another page under it.
+      return {
+        title: "Page not found",
+        render: () => (
+          <EmptyState title="There is no such page in the console">
+            Go to the <Link href="/console/keys">API keys</Link>, or pick a page from the menu.
+          </EmptyState>
+        ),
+      };
   }
 }

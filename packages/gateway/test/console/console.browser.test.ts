@@ -132,6 +132,15 @@ describe("the console in a browser", () => {
     await page.getByText("No connections yet").waitFor();
   });
 
+  it("says a console address it does not have is not a page, and leads back to the keys", async () => {
+    await page.goto(`${t.url}/console/no-such-page`);
+    await page.getByText("There is no such page in the console").waitFor();
+    expect(await page.title()).toContain("Page not found");
+    await page.getByRole("main").getByRole("link", { name: "API keys" }).click();
+    await page.waitForURL(`${t.url}/console/keys`);
+    await page.getByRole("heading", { name: "API keys" }).first().waitFor();
+  });
+
   it("shows a failed load's error without a dismiss button that could not dismiss it", async () => {
     const failing = "**/console/api/operations/platform/list_connections";
     const error = { code: "internal_error", message: "The list failed", request_id: "req_x", retryable: false };
