@@ -6,6 +6,7 @@ import CircuitBreaker from "opossum";
 import { Pool } from "undici";
 import { credentialsRefused } from "../core/connections/with-access-token.ts";
 import { GatewayError, type GatewayErrorOptions } from "../core/errors.ts";
+import { retryAfterSeconds } from "../core/retry-after.ts";
 import { createAjv } from "./ajv.ts";
 import { callUpstream, UpstreamTimeoutError, UpstreamTooLargeError } from "./upstream-call.ts";
 
@@ -221,30 +222,6 @@ function mapUpstreamError(
         provider,
       );
   }
-}
-
-const day = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
-const month = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
-const time = "\\d{2}:\\d{2}:\\d{2}";
-/** The three forms of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate, RFC 850's, and asctime's (which names no zone). */
-const httpDate = new RegExp(
-  `^(?:${day}, \\d{2} ${month} \\d{4} ${time} GMT|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \\d{2}-${month}-\\d{2} ${time} GMT|${day} ${month} (?: \\d|\\d{2}) ${time} \\d{4})$`,
-);
-/** The longest wait passed on: a provider asking for more is asked again tomorrow. */
-export const maxRetryAfterSeconds = 86_400;
-
-/**
- * A Retry-After header in whole seconds, from 1 to a day: delay-seconds, or an HTTP-date (RFC 9110 §10.2.3) counted
- * from `now`; undefined when it is absent, empty or neither (`Date.parse` alone would read "soon 2099" as a date).
- */
-export function retryAfterSeconds(value: string | undefined, now: number): number | undefined {
-  const text = value?.trim();
-  if (!text) return undefined;
-  let seconds: number;
-  if (/^\d+$/.test(text)) seconds = Number(text);
-  else if (httpDate.test(text)) seconds = (Date.parse(text.endsWith("GMT") ? text : `${text} GMT`) - now) / 1000;
-  else return undefined;
-  return Number.isFinite(seconds) ? Math.min(maxRetryAfterSeconds, Math.max(1, Math.ceil(seconds))) : undefined;
 }
 
 /** The most of a provider's own error message an answer repeats. */

@@ -81,13 +81,21 @@ export async function connect(
 }
 
 /** Calls a shopping operation with a connection. */
-export function shopping(t: TestGateway, operation: string, connectionId: string, body: unknown = {}, key = t.key) {
+export function shopping(
+  t: TestGateway,
+  operation: string,
+  connectionId: string,
+  body: unknown = {},
+  key = t.key,
+  headers: Record<string, string> = {},
+) {
   return fetch(`${t.url}/v1/shopping/${operation}`, {
     method: "POST",
     headers: {
       authorization: `Bearer ${key}`,
       "content-type": "application/json",
       "x-gateway-connection-id": connectionId,
+      ...headers,
     },
     body: JSON.stringify(body),
   });

@@ -225,3 +225,39 @@ describe("short-lived access tokens", () => {
     expect(short.sandbox.oauth.stats().refresh_token).toBe(before + 1);
   });
 });
+
+describe("a lifetime in a fraction of a second", () => {
+  let odd: ShoppingSetup;
+  beforeAll(async () => {
+    odd = await startShopping({ sandbox: { oauth: { accessTokenTtlSeconds: 900.0005 } } });
+  });
+  afterAll(async () => odd?.close());
+
+  it("connects and refreshes on either store, keeping whole milliseconds", async () => {
+    const { connection } = await connect(odd.t, "fractional_lifetime");
+    expect((await rawConnection(odd.t, connection.id)).access_expires_at).toBe(odd.clock.now() + 900_000);
+    odd.clock.advance(minutes(16));
+    expect(await status(await shopping(odd.t, "get_cart", connection.id))).toBe(200);
+    const row = await rawConnection(odd.t, connection.id);
+    expect([row.status, row.token_version, row.access_expires_at]).toEqual(["active", 1, odd.clock.now() + 900_000]);
+  });
+});
+
+describe("an Idempotency-Key on a call whose token could not be refreshed", () => {
+  it("stays free: the call was not made, and the same key runs it once the shop answers", async () => {
+    const { connection } = await connect(s.t, "refresh_then_retry");
+    s.clock.advance(minutes(16));
+    await armFault(s.sandboxUrl, { status: 503, path_prefix: "/oauth/token", count: 1 });
+    const send = () =>
+      shopping(s.t, "add_cart_item", connection.id, { product_id: "prod_0001" }, s.t.key, {
+        "idempotency-key": "k-refresh-1",
+      });
+    const failed = await send();
+    expect(failed.status).toBe(502);
+    const retried = await send();
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get("idempotent-replayed")).toBeNull();
+    const replayed = await send();
+    expect([replayed.status, replayed.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
+  });
+});

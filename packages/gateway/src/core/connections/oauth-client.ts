@@ -3,6 +3,7 @@
 // (RFC 7009). Failures become GatewayErrors; a refused refresh is told apart so the connection can need re-auth.
 import * as oauth from "oauth4webapi";
 import { GatewayError } from "../errors.ts";
+import { retryAfterSeconds } from "../retry-after.ts";
 
 export interface OAuthClientConfig {
   providerId: string;
@@ -23,11 +24,15 @@ export interface TokenSet {
   scopes: string[];
 }
 
+/** How long discovered metadata is used before it is read again (a server's endpoints can move). */
+const metadataLifetimeMs = 3_600_000;
+
 /** The provider refused the refresh token (invalid_grant): only the end user can repair the connection. */
 export class RefreshRefused extends Error {}
 
 export class ProviderOAuthClient {
   private metadata: Promise<oauth.AuthorizationServer> | undefined;
+  private metadataUntil = 0;
   private readonly client: oauth.Client;
   private readonly auth: oauth.ClientAuth;
   private readonly http: { signal: () => AbortSignal; [oauth.allowInsecureRequests]: boolean };
@@ -46,17 +51,27 @@ export class ProviderOAuthClient {
     return this.config.providerId;
   }
 
-  /** The server metadata, discovered once; a failed discovery is retried by the next caller. */
+  /**
+   * The server metadata, discovered once and kept for an hour; a failed discovery, or metadata without the
+   * authorization and token endpoints the gateway needs, is not kept: the next caller discovers again.
+   */
   server(): Promise<oauth.AuthorizationServer> {
-    if (!this.metadata) {
+    if (!this.metadata || performance.now() > this.metadataUntil) {
       const issuer = new URL(this.config.issuer);
-      this.metadata = oauth
+      this.metadataUntil = performance.now() + metadataLifetimeMs;
+      const discovered = oauth
         .discoveryRequest(issuer, { ...this.http, algorithm: "oauth2" })
         .then((response) => oauth.processDiscoveryResponse(issuer, response))
+        .then((server) => {
+          const missing = (["authorization_endpoint", "token_endpoint"] as const).filter((name) => !server[name]);
+          if (missing.length > 0) throw new Error(`the metadata has no ${missing.join(" nor ")}`);
+          return server;
+        })
         .catch((error: unknown) => {
-          this.metadata = undefined;
+          if (this.metadata === discovered) this.metadata = undefined;
           throw this.unavailable("could not be discovered", error);
         });
+      this.metadata = discovered;
     }
     return this.metadata;
   }
@@ -99,7 +114,14 @@ export class ProviderOAuthClient {
         codeVerifier,
         this.http,
       );
-      return toTokenSet(await oauth.processAuthorizationCodeResponse(server, this.client, response), now);
+      const answered = await oauth.processAuthorizationCodeResponse(server, this.client, response);
+      try {
+        return toTokenSet(answered, now, this.config.scopes);
+      } catch (error) {
+        // Tokens the gateway will not keep: the grant they stand for ends at the provider rather than stays live.
+        await this.revoke(answered.refresh_token ?? answered.access_token);
+        throw error;
+      }
     } catch (error) {
       if (error instanceof oauth.ResponseBodyError) throw new AuthorizationDenied(error.error, error.error_description);
       throw this.unavailable("did not complete the code exchange", error);
@@ -112,7 +134,7 @@ export class ProviderOAuthClient {
     try {
       const http = { ...this.http, signal: () => AbortSignal.timeout(timeoutMs) };
       const response = await oauth.refreshTokenGrantRequest(server, this.client, this.auth, refreshToken, http);
-      return toTokenSet(await oauth.processRefreshTokenResponse(server, this.client, response), now);
+      return toTokenSet(await oauth.processRefreshTokenResponse(server, this.client, response), now, []);
     } catch (error) {
       if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant") {
         throw new RefreshRefused(error.error_description ?? "invalid_grant");
@@ -135,12 +157,28 @@ export class ProviderOAuthClient {
   }
 
   private unavailable(what: string, cause: unknown): GatewayError {
+    const answer = answerOf(cause);
+    // A server that asks to be left alone for a while (429, 503 with Retry-After): the caller hears when to retry.
+    const seconds = answer ? retryAfterSeconds(answer.headers.get("retry-after") ?? undefined, Date.now()) : undefined;
     return new GatewayError(
       "provider_unavailable",
       `The ${this.config.providerId} provider's authorization server ${what}`,
-      { provider: this.config.providerId, ...(cause !== undefined && { cause: withStatus(cause) }) },
+      {
+        provider: this.config.providerId,
+        // The provider's API was not called (its authorization server failed first): an Idempotency-Key stays free.
+        notExecuted: true,
+        ...(seconds !== undefined && { retryAfterSeconds: seconds }),
+        ...(cause !== undefined && { cause: withStatus(cause) }),
+      },
     );
   }
+}
+
+/** The authorization server's answer behind one of oauth4webapi's errors, when it kept it. */
+function answerOf(cause: unknown): Response | undefined {
+  if (cause instanceof oauth.ResponseBodyError) return cause.response;
+  if (cause instanceof oauth.OperationProcessingError && cause.cause instanceof Response) return cause.cause;
+  return undefined;
 }
 
 /**
@@ -164,12 +202,36 @@ export class AuthorizationDenied extends Error {
   }
 }
 
-function toTokenSet(response: oauth.TokenEndpointResponse, now: number): TokenSet {
+/** The longest token the gateway keeps: far past any real provider's, short of a store row's worth of garbage. */
+export const maxTokenLength = 16 * 1024;
+/** The longest lifetime taken from `expires_in`: a year (a larger one is read as a year, refreshed before then). */
+const maxLifetimeMs = 365 * 86_400_000;
+
+/**
+ * The tokens of a token endpoint's answer, as the gateway keeps them: a lifetime in whole milliseconds from `now`,
+ * at most a year (`expires_in` may be fractional, or absurdly large, and the store keeps whole numbers); the scopes
+ * requested when a code exchange's answer names none (RFC 6749 §5.1: an omitted scope is the one requested; a refresh
+ * passes none, and the connection keeps the scopes it has). A token longer than
+ * maxTokenLength, or of another type than Bearer, is refused.
+ */
+function toTokenSet(response: oauth.TokenEndpointResponse, now: number, requested: readonly string[]): TokenSet {
   if (response.token_type !== "bearer") throw new Error(`Unsupported token type ${response.token_type}`);
+  for (const [name, token] of [
+    ["access", response.access_token],
+    ["refresh", response.refresh_token],
+  ] as const) {
+    if (token !== undefined && token.length > maxTokenLength) {
+      throw new Error(`The ${name} token is ${token.length} characters long, more than ${maxTokenLength}`);
+    }
+  }
+  const lifetimeMs =
+    typeof response.expires_in === "number" && Number.isFinite(response.expires_in)
+      ? Math.min(maxLifetimeMs, Math.max(0, Math.floor(response.expires_in * 1000)))
+      : undefined;
   return {
     accessToken: response.access_token,
     refreshToken: response.refresh_token,
-    expiresAt: typeof response.expires_in === "number" ? now + response.expires_in * 1000 : null,
-    scopes: response.scope ? response.scope.split(" ").filter(Boolean) : [],
+    expiresAt: lifetimeMs === undefined ? null : now + lifetimeMs,
+    scopes: response.scope ? response.scope.split(" ").filter(Boolean) : [...requested],
   };
 }

@@ -15,7 +15,7 @@ import type { Clock } from "../clock.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { GatewayError, notFound } from "../errors.ts";
 import { randomBase62 } from "../ids.ts";
-import { type ProviderOAuthClient, RefreshRefused } from "./oauth-client.ts";
+import { type ProviderOAuthClient, RefreshRefused, type TokenSet } from "./oauth-client.ts";
 
 export interface RefreshSettings {
   /** Refresh when the access token expires within this margin, or within half its lifetime if shorter (60 s). */
@@ -92,7 +92,7 @@ export class TokenRefresher {
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         const message = `The ${providerId} provider's authorization server has not refreshed the access token within ${waitMs / 1000} s: the call was not made. The refresh goes on; retry the call.`;
-        reject(new GatewayError("provider_unavailable", message, { provider: providerId }));
+        reject(new GatewayError("provider_unavailable", message, { provider: providerId, notExecuted: true }));
       }, waitMs);
     });
     return Promise.race([refresh, late]).finally(() => clearTimeout(timer));
@@ -122,6 +122,7 @@ export class TokenRefresher {
       if (performance.now() > deadline) {
         throw new GatewayError("provider_unavailable", `The ${providerId} token refresh did not finish in time`, {
           provider: providerId,
+          notExecuted: true,
         });
       }
       await sleep(20);
@@ -147,7 +148,7 @@ export class TokenRefresher {
       await this.deps.markNeedsReauth(connectionId, owner);
       throw needsReauth(providerId);
     }
-    let tokens: Awaited<ReturnType<ProviderOAuthClient["refresh"]>>;
+    let tokens: TokenSet;
     try {
       tokens = await client.refresh(secretBox.open(row.refresh_token), clock.now(), this.deps.settings.requestMs);
     } catch (error) {
@@ -158,8 +159,35 @@ export class TokenRefresher {
       await release();
       throw error;
     }
-    const now = clock.now();
-    const stored = await db
+    const stored = await this.store(connectionId, owner, row, tokens, clock.now()).catch(async (error: unknown) => {
+      // The store failed to take them (unreachable, say): the lease goes, so that a later call can try again.
+      await release().catch(() => {});
+      throw error;
+    });
+    if (Number(stored.numUpdatedRows) !== 1) {
+      const current = await db
+        .selectFrom("connections")
+        .select("status")
+        .where("id", "=", connectionId)
+        .executeTakeFirst();
+      // Deleted (or refused elsewhere) while we refreshed: the new grant must not outlive the connection.
+      if (current?.status !== "active") {
+        await client.revoke(tokens.refreshToken ?? tokens.accessToken);
+        throw current?.status === "needs_reauth" ? needsReauth(providerId) : noConnection(connectionId, providerId);
+      }
+      // The lease ran out before the store answered: another node refreshes now; leave the grant to it.
+      throw new GatewayError("provider_unavailable", `The ${providerId} token refresh did not finish in time`, {
+        provider: providerId,
+        notExecuted: true,
+      });
+    }
+    return tokens.accessToken;
+  }
+
+  /** Writes the new tokens and frees the lease, if `owner` still holds it on a live connection. */
+  private store(connectionId: string, owner: string, row: ConnectionsTable, tokens: TokenSet, now: number) {
+    const { secretBox } = this.deps;
+    return this.deps.db
       .updateTable("connections")
       .set((eb) => ({
         access_token: secretBox.seal(tokens.accessToken),
@@ -177,18 +205,5 @@ export class TokenRefresher {
       .where("refresh_lock_owner", "=", owner)
       .where("status", "=", "active")
       .executeTakeFirst();
-    if (Number(stored.numUpdatedRows) !== 1) {
-      const now = await db.selectFrom("connections").select("status").where("id", "=", connectionId).executeTakeFirst();
-      // Deleted (or refused elsewhere) while we refreshed: the new grant must not outlive the connection.
-      if (now?.status !== "active") {
-        await client.revoke(tokens.refreshToken ?? tokens.accessToken);
-        throw now?.status === "needs_reauth" ? needsReauth(providerId) : noConnection(connectionId, providerId);
-      }
-      // The lease ran out before the store answered: another node refreshes now; leave the grant to it.
-      throw new GatewayError("provider_unavailable", `The ${providerId} token refresh did not finish in time`, {
-        provider: providerId,
-      });
-    }
-    return tokens.accessToken;
   }
 }
