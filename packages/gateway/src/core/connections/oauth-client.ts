@@ -24,6 +24,9 @@ export interface TokenSet {
   scopes: string[];
 }
 
+/** OAuth errors (RFC 6749, RFC 8628) that say the server cannot answer for now, not that the request is refused. */
+const passing = new Set(["temporarily_unavailable", "server_error", "slow_down"]);
+
 /** How long discovered metadata is used before it is read again (a server's endpoints can move). */
 const metadataLifetimeMs = 3_600_000;
 
@@ -123,7 +126,11 @@ export class ProviderOAuthClient {
         throw error;
       }
     } catch (error) {
-      if (error instanceof oauth.ResponseBodyError) throw new AuthorizationDenied(error.error, error.error_description);
+      // An OAuth error refuses the code for good (invalid_grant, invalid_client, …), unless it says the server is
+      // busy or failing for now: that is the server unavailable, and the page says to try again in a few minutes.
+      if (error instanceof oauth.ResponseBodyError && !passing.has(error.error) && error.status < 500) {
+        throw new AuthorizationDenied(error.error, error.error_description);
+      }
       throw this.unavailable("did not complete the code exchange", error);
     }
   }

@@ -116,6 +116,21 @@ describe("a token answer", () => {
   });
 });
 
+describe("a code exchange the server fails", () => {
+  it("is the server unavailable when it says it is busy or failing, and a refusal for any other OAuth error", async () => {
+    const failure = async (status: number, error: string) => {
+      token = () => ({ status, body: { error } });
+      const thrown = await exchange().catch((caught: unknown) => caught);
+      return thrown instanceof GatewayError ? thrown.code : (thrown as Error).constructor.name;
+    };
+    expect(await failure(400, "temporarily_unavailable")).toBe("provider_unavailable");
+    expect(await failure(400, "server_error")).toBe("provider_unavailable");
+    expect(await failure(503, "invalid_request")).toBe("provider_unavailable");
+    expect(await failure(400, "invalid_grant")).toBe("AuthorizationDenied");
+    expect(await failure(401, "invalid_client")).toBe("AuthorizationDenied");
+  });
+});
+
 describe("a token endpoint that asks to be left alone", () => {
   it("is a 502 that ran nothing, with the server's Retry-After", async () => {
     token = () => ({ status: 429, body: { error: "slow_down" }, headers: { "retry-after": "7" } });
