@@ -117,12 +117,19 @@ export class ProviderOAuthClient {
         codeVerifier,
         this.http,
       );
-      const answered = await oauth.processAuthorizationCodeResponse(server, this.client, response);
+      // Tokens the gateway will not keep (an answer it refuses: no Bearer type, a negative lifetime, a token too
+      // long): the grant they stand for ends at the provider rather than stays live.
+      const copy = response.clone();
       try {
+        const answered = await oauth.processAuthorizationCodeResponse(server, this.client, response);
         return toTokenSet(answered, now, this.config.scopes);
       } catch (error) {
-        // Tokens the gateway will not keep: the grant they stand for ends at the provider rather than stays live.
-        await this.revoke(answered.refresh_token ?? answered.access_token);
+        const issued = (await copy.json().catch(() => undefined)) as {
+          refresh_token?: unknown;
+          access_token?: unknown;
+        };
+        const token = issued?.refresh_token ?? issued?.access_token;
+        if (typeof token === "string" && token !== "") await this.revoke(token);
         throw error;
       }
     } catch (error) {

@@ -131,6 +131,25 @@ describe("a code exchange the server fails", () => {
   });
 });
 
+describe("a code exchange answered with tokens the gateway refuses", () => {
+  it("revokes the grant they stand for: another token type, a negative lifetime", async () => {
+    for (const fields of [{ token_type: "mac" }, { expires_in: -5 }]) {
+      revoked.length = 0;
+      token = () => ({
+        status: 200,
+        body: { access_token: "at_2", refresh_token: "rt_2", token_type: "Bearer", ...fields },
+      });
+      expect(await exchange().catch((error: unknown) => (error as GatewayError).code)).toBe("provider_unavailable");
+      expect(revoked, JSON.stringify(fields)).toEqual(["rt_2"]);
+    }
+    // An OAuth error carries no token: nothing to revoke.
+    revoked.length = 0;
+    token = () => ({ status: 400, body: { error: "invalid_grant" } });
+    await exchange().catch(() => undefined);
+    expect(revoked).toEqual([]);
+  });
+});
+
 describe("a token endpoint that asks to be left alone", () => {
   it("is a 502 that ran nothing, with the server's Retry-After", async () => {
     token = () => ({ status: 429, body: { error: "slow_down" }, headers: { "retry-after": "7" } });
