@@ -83,7 +83,9 @@ export function httpUrl(name: string, raw: string): string {
   }
   // A bare "?" or "#" parses to an empty search or hash, and a path appended to the URL would land after it.
   if (!/^https?:\/\//i.test(raw) || !url?.hostname || /[?#]/.test(raw)) {
-    throw new Error(`${name} must be an absolute http:// or https:// URL without query or fragment, got "${raw}"`);
+    // One that does not parse may still hold credentials: what stands before an @ is not repeated.
+    const shown = raw.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, "$1…@");
+    throw new Error(`${name} must be an absolute http:// or https:// URL without query or fragment, got "${shown}"`);
   }
   return raw.replace(/\/$/, "");
 }

@@ -144,6 +144,17 @@ describe("URLs", () => {
         );
       }
     }
+    // A URL that does not parse at all (a port past 65535, a bracket left open) is not repeated with its password.
+    for (const [value, shown] of [
+      ["http://alice:S3cretPW@gw.example.com:99999", "http://…@gw.example.com:99999"],
+      ["https://bob:S3cretPW@[::1", "https://…@[::1"],
+    ]) {
+      expect(() => loadConfig({ GATEWAY_PUBLIC_URL: value })).toThrow(
+        new Error(
+          `GATEWAY_PUBLIC_URL must be an absolute http:// or https:// URL without query or fragment, got "${shown}"`,
+        ),
+      );
+    }
     expect(() => loadConfig({ GATEWAY_OAUTH_SHOPPING_ISSUER: "ftp://x" })).toThrow(
       'GATEWAY_OAUTH_SHOPPING_ISSUER must be an absolute http:// or https:// URL without query or fragment, got "ftp://x"',
     );

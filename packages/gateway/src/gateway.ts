@@ -156,7 +156,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       upstreamUrls: upstreams.urls,
       oauthClients: config.oauthClients,
       timeoutMs: config.upstreamTimeoutMs,
+      log,
     });
+    // Closed before the upstreams and the store: token refreshes under way end first (their tokens are kept).
+    closers.push(() => connectionServices.connections.settled());
     core.connections = connectionServices.connections;
     core.connectSessions = connectionServices.connectSessions;
 

@@ -74,11 +74,16 @@ describe.skipIf(testStore() !== "sqlite")("gateway serve with a value it does no
     });
   });
 
-  it("names GATEWAY_DATA_DIR when it cannot be used: a file, a path under a file, a path under /proc", async () => {
+  it("names GATEWAY_DATA_DIR when it cannot be used: files it cannot open, a file, a path under a file, under /proc", async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "serve-config-")), "a-file");
     dataDirs.push(path.dirname(file));
     fs.writeFileSync(file, "");
+    // A data directory whose files cannot be opened (here the serving lock is a directory; unwritable works alike).
+    const locked = fs.mkdtempSync(path.join(os.tmpdir(), "serve-config-"));
+    dataDirs.push(locked);
+    fs.mkdirSync(path.join(locked, "serve.lock"));
     const cases = [
+      [locked, `unable to open database file (${path.join(locked, "serve.lock")})`],
       [file, "it is not a directory"],
       [path.join(file, "data"), `ENOTDIR: not a directory, mkdir '${path.join(file, "data")}'`],
       // Node 20's recursive mkdirSync loops for ever on such a path: the start must end, saying why.

@@ -7,7 +7,7 @@
 // with GATEWAY_NO_WEBHOOK_WORKER=1 do not take it.
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { makeDataDir } from "./data-dir.ts";
+import { dataDirError, makeDataDir } from "./data-dir.ts";
 
 export interface ServingLock {
   release(): void;
@@ -16,7 +16,12 @@ export interface ServingLock {
 export function lockServing(dataDir: string): ServingLock {
   makeDataDir(dataDir);
   // No busy timeout: a lock held by another process is an answer, not something to wait for.
-  const db = new SQLite(path.join(dataDir, "serve.lock"), { timeout: 0 });
+  let db: SQLite.Database;
+  try {
+    db = new SQLite(path.join(dataDir, "serve.lock"), { timeout: 0 });
+  } catch (error) {
+    throw dataDirError(dataDir, `${(error as Error).message} (${path.join(dataDir, "serve.lock")})`);
+  }
   try {
     // Nothing is ever written: no journal file beside it either.
     db.pragma("journal_mode = MEMORY");

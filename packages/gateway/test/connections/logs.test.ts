@@ -3,6 +3,7 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { FormBrowser } from "../../src/cli/form-browser.ts";
+import { eventually } from "../webhooks/fake-clock.ts";
 import { armFault, connect, rawConnection, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
 
 const lines: string[] = [];
@@ -72,4 +73,44 @@ it("says in the log why the shop's authorization server failed a connect flow or
     err: { message: expect.stringContaining("the server answered HTTP 500") },
   });
   expect(lines.join("")).not.toContain("sandbox-client-secret");
+});
+
+it("says in the log that a refresh failed after the call waiting for it had given up", async () => {
+  const own: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      own.push(String(chunk));
+      done();
+    },
+  });
+  const slow = await startShopping({
+    gateway: { logger: { level: "info", stream }, env: { GATEWAY_UPSTREAM_TIMEOUT_MS: "500" } },
+  });
+  try {
+    const { connection } = await connect(slow.t, "given_up");
+    slow.clock.advance(16 * 60_000);
+    await armFault(slow.sandboxUrl, { delay_ms: 1000, status: 503, path_prefix: "/oauth/token", count: 1 });
+    expect((await shopping(slow.t, "get_cart", connection.id)).status).toBe(502);
+    const parsed = () =>
+      own
+        .join("")
+        .split("\n")
+        .filter(Boolean)
+        .map(
+          (line) => JSON.parse(line) as { level: number; msg: string; provider?: string; err?: { message: string } },
+        );
+    const line = await eventually(() =>
+      parsed().find((l) => l.msg === "a token refresh no call waited for any more failed"),
+    );
+    expect(line).toMatchObject({
+      level: 40,
+      provider: "shopping",
+      err: {
+        message:
+          'The shopping provider\'s authorization server did not refresh the access token: "response" is not a conform Token Endpoint response (unexpected HTTP status code): the server answered HTTP 503',
+      },
+    });
+  } finally {
+    await slow.close();
+  }
 });

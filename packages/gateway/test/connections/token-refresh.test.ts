@@ -226,6 +226,32 @@ describe("short-lived access tokens", () => {
   });
 });
 
+describe("a node that stops while its refresh waits for the shop", () => {
+  it("lets the refresh finish before it closes, and keeps the rotated tokens it brings", async () => {
+    const second = await startTestGateway({
+      clock: s.clock,
+      shareStoreWith: s.t,
+      env: {
+        GATEWAY_UPSTREAM_SHOPPING_URL: s.sandboxUrl,
+        GATEWAY_RATE_LIMIT_BURST: "100000",
+        GATEWAY_UPSTREAM_TIMEOUT_MS: "500",
+      },
+    });
+    const { connection } = await connect(s.t, "stop_mid_refresh");
+    s.clock.advance(minutes(16));
+    const before = refreshes();
+    await armFault(s.sandboxUrl, { delay_ms: 1500, path_prefix: "/oauth/token", count: 1 });
+    expect(await status(await shopping(second, "get_cart", connection.id, {}, second.key))).toBe(502);
+    // Stopping as on SIGTERM: the call that waited has its answer; the refresh it started is still under way.
+    await second.close();
+    const row = await rawConnection(s.t, connection.id);
+    expect([row.status, row.token_version, row.refresh_lock_owner]).toEqual(["active", 1, null]);
+    expect(refreshes()).toBe(before + 1);
+    expect(await status(await shopping(s.t, "get_cart", connection.id))).toBe(200);
+    expect(refreshes()).toBe(before + 1);
+  });
+});
+
 describe("a lifetime in a fraction of a second", () => {
   let odd: ShoppingSetup;
   beforeAll(async () => {

@@ -2,6 +2,7 @@
 // stored only as a hash; starting the flow binds it to the browser (a cookie of the session's own), a fresh `state`
 // and a PKCE verifier (sealed); the callback is accepted once, from that browser, and either creates the connection
 // or fails the session.
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import * as oauth from "oauth4webapi";
 import type { ConnectSessionsTable, Database } from "../../store/schema.ts";
@@ -26,7 +27,7 @@ export { connectSessionTtlMs, insertConnectSession } from "./session-rows.ts";
 export type { ConnectFailure };
 
 /** How often a completed flow tries to record its connection against others finishing at the same moment. */
-const maxConnectAttempts = 8;
+const maxConnectAttempts = 50;
 
 export type ConnectOutcome = { ok: true; session: ConnectSessionsTable; replaced: boolean } | ConnectFailed;
 
@@ -138,7 +139,7 @@ export class ConnectSessions {
     let tokens: TokenSet;
     try {
       const verifier = this.deps.secretBox.open(session.code_verifier ?? "");
-      tokens = await client.exchangeCode(callback, state, verifier, clock.now());
+      tokens = await client.exchangeCode(callback, state, verifier, () => clock.now());
     } catch (error) {
       if (error instanceof AuthorizationDenied) {
         if (error.error === "access_denied") return failSession(db, clock, session, "denied");
@@ -191,13 +192,14 @@ export class ConnectSessions {
         return result;
       });
     // Flows for one external_ref finishing together: the unique index of live connections refuses all but one of
-    // them; each refused one runs again, to replace the connection that got there first, as a later connect does.
-    // With n at once, the last may be refused n − 1 times.
+    // them; each refused one runs again, after a short random pause that spreads them out, to replace the connection
+    // that got there first, as a later connect does. With n at once, the last may be refused n − 1 times.
     for (let attempt = 1; ; attempt++) {
       try {
         return await run();
       } catch (error) {
         if (attempt >= maxConnectAttempts) throw error;
+        await sleep(Math.random() * 5 * Math.min(attempt, 10));
       }
     }
   }

@@ -21,6 +21,7 @@ export interface ConnectionsDeps {
   events: Events;
   oauthClient(providerId: string): ProviderOAuthClient | undefined;
   refresh: RefreshSettings;
+  log?: { warn(object: object, message: string): void } | undefined;
 }
 
 export interface ListConnectionsInput {
@@ -47,6 +48,14 @@ export class Connections implements ConnectionResolver {
       settings: deps.refresh,
       markNeedsReauth: (connectionId, owner) => markNeedsReauth(this.lifecycle, connectionId, owner),
     });
+  }
+
+  /**
+   * Resolves once the token refreshes under way have ended. A stopping node waits for them (within its shutdown
+   * timeout): a refresh given up would lose the rotated refresh token its answer brings.
+   */
+  settled(): Promise<void> {
+    return this.refresher.settled();
   }
 
   /** Whether the provider can be connected (it declares OAuth and its authorization server is known). */

@@ -97,7 +97,7 @@ export class ProviderOAuthClient {
    * Checks the callback (state, iss, error) and exchanges the code. Throws AuthorizationDenied for an error the
    * end user or the provider put in the callback, GatewayError for a failed exchange.
    */
-  async exchangeCode(callback: URL, expectedState: string, codeVerifier: string, now: number): Promise<TokenSet> {
+  async exchangeCode(callback: URL, expectedState: string, codeVerifier: string, now: () => number): Promise<TokenSet> {
     const server = await this.server();
     let params: URLSearchParams;
     try {
@@ -122,7 +122,7 @@ export class ProviderOAuthClient {
       const copy = response.clone();
       try {
         const answered = await oauth.processAuthorizationCodeResponse(server, this.client, response);
-        return toTokenSet(answered, now, this.config.scopes);
+        return toTokenSet(answered, now(), this.config.scopes);
       } catch (error) {
         const issued = (await copy.json().catch(() => undefined)) as {
           refresh_token?: unknown;
@@ -142,13 +142,16 @@ export class ProviderOAuthClient {
     }
   }
 
-  /** Refreshes with `refreshToken`, waiting up to `timeoutMs` (the client's timeout unless given) for the answer. */
-  async refresh(refreshToken: string, now: number, timeoutMs = this.config.timeoutMs): Promise<TokenSet> {
+  /**
+   * Refreshes with `refreshToken`, waiting up to `timeoutMs` (the client's timeout unless given) for the answer. The
+   * new token's lifetime counts from `now()` when the answer has come: the server issued it then, not when asked.
+   */
+  async refresh(refreshToken: string, now: () => number, timeoutMs = this.config.timeoutMs): Promise<TokenSet> {
     const server = await this.server();
     try {
       const http = { ...this.http, signal: () => AbortSignal.timeout(timeoutMs) };
       const response = await oauth.refreshTokenGrantRequest(server, this.client, this.auth, refreshToken, http);
-      return toTokenSet(await oauth.processRefreshTokenResponse(server, this.client, response), now, []);
+      return toTokenSet(await oauth.processRefreshTokenResponse(server, this.client, response), now(), []);
     } catch (error) {
       if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant") {
         throw new RefreshRefused(error.error_description ?? "invalid_grant");

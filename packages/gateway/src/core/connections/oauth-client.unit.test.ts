@@ -76,7 +76,7 @@ const client = () =>
   });
 const now = 1_800_000_000_000;
 const exchange = (oauth = client()) =>
-  oauth.exchangeCode(new URL("http://gateway.test/connect/callback?code=c1&state=s1"), "s1", "v".repeat(43), now);
+  oauth.exchangeCode(new URL("http://gateway.test/connect/callback?code=c1&state=s1"), "s1", "v".repeat(43), () => now);
 
 describe("a token answer", () => {
   it("keeps a lifetime in whole milliseconds, at most a year, and none when it names none", async () => {
@@ -99,7 +99,7 @@ describe("a token answer", () => {
     expect((await exchange()).scopes).toEqual(["cart"]);
     // A refresh that names none keeps the connection's (the caller sees no scopes to change).
     token = bearer({ expires_in: 900 });
-    expect((await client().refresh("rt_0", now)).scopes).toEqual([]);
+    expect((await client().refresh("rt_0", () => now)).scopes).toEqual([]);
   });
 
   it("with a token longer than the gateway keeps is refused, and the grant it stands for is revoked", async () => {
@@ -154,7 +154,7 @@ describe("a token endpoint that asks to be left alone", () => {
   it("is a 502 that ran nothing, with the server's Retry-After", async () => {
     token = () => ({ status: 429, body: { error: "slow_down" }, headers: { "retry-after": "7" } });
     const failed = (await client()
-      .refresh("rt_0", now)
+      .refresh("rt_0", () => now)
       .catch((error: unknown) => error)) as GatewayError;
     expect([failed.code, failed.retryAfterSeconds, failed.notExecuted, failed.provider]).toEqual([
       "provider_unavailable",

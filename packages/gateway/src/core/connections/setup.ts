@@ -36,6 +36,7 @@ export interface ConnectionServicesOptions {
   oauthClients: Record<string, OAuthClientSettings>;
   timeoutMs: number;
   refresh?: Partial<RefreshSettings>;
+  log?: { warn(object: object, message: string): void };
 }
 
 export interface ConnectionServices {
@@ -71,6 +72,7 @@ export function createConnectionServices(options: ConnectionServicesOptions): Co
     events,
     oauthClient,
     refresh: { ...refreshSettings(options.timeoutMs), ...options.refresh },
+    log: options.log,
   });
   const connectSessions = new ConnectSessions({
     db: store.db,

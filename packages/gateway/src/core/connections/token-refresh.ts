@@ -51,10 +51,14 @@ export interface RefresherDeps {
   /** Marks the connection needs_reauth (and records the event) if the lease `owner` still holds it. */
   markNeedsReauth(connectionId: string, owner: string): Promise<void>;
   settings: RefreshSettings;
+  /** Where a refresh's failure is said when no call is left waiting for it (it would go unheard otherwise). */
+  log?: { warn(object: object, message: string): void } | undefined;
 }
 
 export class TokenRefresher {
   private readonly inFlight = new Map<string, Promise<string>>();
+  /** How many calls still wait for each refresh under way. */
+  private readonly waiting = new WeakMap<Promise<string>, number>();
   private readonly node = randomBase62(10);
 
   constructor(private readonly deps: RefresherDeps) {}
@@ -74,20 +78,33 @@ export class TokenRefresher {
   accessToken(row: ConnectionsTable, force = false): Promise<string> {
     if (!force && !this.isDue(row) && row.access_token)
       return Promise.resolve(this.deps.secretBox.open(row.access_token));
-    let refresh = this.inFlight.get(row.id);
-    if (!refresh) {
-      refresh = this.refreshOnce(row.id, row.provider_id, row.token_version).finally(() =>
-        this.inFlight.delete(row.id),
-      );
-      // Its outcome is each waiting call's; when every call has stopped waiting, nobody is left to hear a failure.
-      refresh.catch(() => {});
-      this.inFlight.set(row.id, refresh);
-    }
+    const refresh = this.inFlight.get(row.id) ?? this.startRefresh(row);
     return this.waitFor(refresh, row.provider_id);
+  }
+
+  private startRefresh(row: ConnectionsTable): Promise<string> {
+    const refresh = this.refreshOnce(row.id, row.provider_id, row.token_version).finally(() =>
+      this.inFlight.delete(row.id),
+    );
+    // Its outcome is each waiting call's; when every call has stopped waiting, the log hears a failure instead.
+    refresh.catch((err: unknown) => {
+      if (this.waiting.get(refresh) === 0) {
+        this.deps.log?.warn({ err, provider: row.provider_id }, "a token refresh no call waited for any more failed");
+      }
+    });
+    this.inFlight.set(row.id, refresh);
+    return refresh;
+  }
+
+  /** Resolves once every refresh under way has ended (a stopping node lets them finish: see the file's comment). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inFlight.values()]);
   }
 
   private waitFor(refresh: Promise<string>, providerId: string): Promise<string> {
     const { waitMs } = this.deps.settings;
+    this.waiting.set(refresh, (this.waiting.get(refresh) ?? 0) + 1);
+    const done = () => this.waiting.set(refresh, (this.waiting.get(refresh) ?? 1) - 1);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -95,7 +112,10 @@ export class TokenRefresher {
         reject(new GatewayError("provider_unavailable", message, { provider: providerId, notExecuted: true }));
       }, waitMs);
     });
-    return Promise.race([refresh, late]).finally(() => clearTimeout(timer));
+    return Promise.race([refresh, late]).finally(() => {
+      clearTimeout(timer);
+      done();
+    });
   }
 
   private async refreshOnce(connectionId: string, providerId: string, seenVersion: number): Promise<string> {
@@ -150,7 +170,7 @@ export class TokenRefresher {
     }
     let tokens: TokenSet;
     try {
-      tokens = await client.refresh(secretBox.open(row.refresh_token), clock.now(), this.deps.settings.requestMs);
+      tokens = await client.refresh(secretBox.open(row.refresh_token), () => clock.now(), this.deps.settings.requestMs);
     } catch (error) {
       if (error instanceof RefreshRefused) {
         await this.deps.markNeedsReauth(connectionId, owner);
