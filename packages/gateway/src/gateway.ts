@@ -158,8 +158,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       timeoutMs: config.upstreamTimeoutMs,
       log,
     });
-    // Closed before the upstreams and the store: token refreshes under way end first (their tokens are kept).
-    closers.push(() => connectionServices.connections.settled());
+    // Token refreshes under way end before the upstreams and the store close (their tokens are kept); none starts
+    // once the node is stopping (close() calls stop() first, and the closer waits for it).
+    let refreshesStopped: Promise<void> | undefined;
+    const stopRefreshes = () => {
+      refreshesStopped ??= connectionServices.connections.stop();
+      return refreshesStopped;
+    };
+    closers.push(stopRefreshes);
     core.connections = connectionServices.connections;
     core.connectSessions = connectionServices.connectSessions;
 
@@ -219,6 +225,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         return listeningUrl;
       },
       async close() {
+        void stopRefreshes();
         await app.close();
         for (const close of closers.reverse()) await close();
       },

@@ -51,11 +51,12 @@ export class Connections implements ConnectionResolver {
   }
 
   /**
-   * Resolves once the token refreshes under way have ended. A stopping node waits for them (within its shutdown
-   * timeout): a refresh given up would lose the rotated refresh token its answer brings.
+   * For a stopping node: resolves once the token refreshes under way have ended, starting no new one. A stopping
+   * node waits for them (within its shutdown timeout): a refresh given up would lose the rotated refresh token its
+   * answer brings.
    */
-  settled(): Promise<void> {
-    return this.refresher.settled();
+  stop(): Promise<void> {
+    return this.refresher.stop();
   }
 
   /** Whether the provider can be connected (it declares OAuth and its authorization server is known). */

@@ -33,18 +33,69 @@ const metadataLifetimeMs = 3_600_000;
 /** The provider refused the refresh token (invalid_grant): only the end user can repair the connection. */
 export class RefreshRefused extends Error {}
 
+/** The provider answered a refresh with tokens the gateway cannot use; the grant was revoked. */
+export class RefreshUnusable extends RefreshRefused {}
+
+/** The largest answer taken from an authorization server: its metadata and token answers are a few KiB. */
+export const maxAuthorizationAnswerBytes = 1024 * 1024;
+
+/**
+ * fetch, with the answer's body read whole, up to maxAuthorizationAnswerBytes: a longer one (by Content-Length, or
+ * as it arrives) is refused unread, as a provider's API answer over its limit is, rather than held in memory.
+ */
+async function boundedFetch(
+  url: string,
+  options: oauth.CustomFetchOptions<string, URLSearchParams | undefined>,
+): Promise<Response> {
+  const response = await fetch(url, options as RequestInit);
+  const declared = Number(response.headers.get("content-length") ?? 0);
+  if (declared > maxAuthorizationAnswerBytes) {
+    await response.body?.cancel();
+    throw new Error(`The answer is ${declared} bytes long, more than ${maxAuthorizationAnswerBytes}`);
+  }
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  const reader = response.body?.getReader();
+  for (let read = await reader?.read(); reader && read && !read.done; read = await reader.read()) {
+    length += read.value.length;
+    if (length > maxAuthorizationAnswerBytes) {
+      await reader.cancel().catch(() => {});
+      throw new Error(`The answer is longer than ${maxAuthorizationAnswerBytes} bytes`);
+    }
+    chunks.push(read.value);
+  }
+  const bodiless = response.status === 204 || response.status === 205 || response.status === 304;
+  return new Response(bodiless ? null : Buffer.concat(chunks), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** The refresh or access token a token endpoint's answer carries, if it is JSON that holds one. */
+async function issuedToken(answer: Response): Promise<string | undefined> {
+  const body = (await answer.json().catch(() => undefined)) as { refresh_token?: unknown; access_token?: unknown };
+  const token = body?.refresh_token ?? body?.access_token;
+  return typeof token === "string" && token !== "" ? token : undefined;
+}
+
 export class ProviderOAuthClient {
   private metadata: Promise<oauth.AuthorizationServer> | undefined;
   private metadataUntil = 0;
   private readonly client: oauth.Client;
   private readonly auth: oauth.ClientAuth;
-  private readonly http: { signal: () => AbortSignal; [oauth.allowInsecureRequests]: boolean };
+  private readonly http: {
+    signal: () => AbortSignal;
+    [oauth.customFetch]: typeof boundedFetch;
+    [oauth.allowInsecureRequests]: boolean;
+  };
 
   constructor(private readonly config: OAuthClientConfig) {
     this.client = { client_id: config.clientId };
     this.auth = oauth.ClientSecretBasic(config.clientSecret);
     this.http = {
       signal: () => AbortSignal.timeout(config.timeoutMs),
+      [oauth.customFetch]: boundedFetch,
       // Plain http only where the operator configured it (the loopback sandboxes in development and tests).
       [oauth.allowInsecureRequests]: config.issuer.startsWith("http://"),
     };
@@ -124,12 +175,8 @@ export class ProviderOAuthClient {
         const answered = await oauth.processAuthorizationCodeResponse(server, this.client, response);
         return toTokenSet(answered, now(), this.config.scopes);
       } catch (error) {
-        const issued = (await copy.json().catch(() => undefined)) as {
-          refresh_token?: unknown;
-          access_token?: unknown;
-        };
-        const token = issued?.refresh_token ?? issued?.access_token;
-        if (typeof token === "string" && token !== "") await this.revoke(token);
+        const issued = await issuedToken(copy);
+        if (issued !== undefined) await this.revoke(issued);
         throw error;
       }
     } catch (error) {
@@ -151,8 +198,23 @@ export class ProviderOAuthClient {
     try {
       const http = { ...this.http, signal: () => AbortSignal.timeout(timeoutMs) };
       const response = await oauth.refreshTokenGrantRequest(server, this.client, this.auth, refreshToken, http);
-      return toTokenSet(await oauth.processRefreshTokenResponse(server, this.client, response), now(), []);
+      const copy = response.clone();
+      try {
+        return toTokenSet(await oauth.processRefreshTokenResponse(server, this.client, response), now(), []);
+      } catch (error) {
+        // Tokens issued but not usable (another type, a negative lifetime, too long): a rotating server has used up
+        // the refresh token the gateway sent, so the connection cannot refresh again. Their grant is revoked, and the
+        // connection needs the end user, as when the refresh is refused. An answer without tokens (a maintenance
+        // page, an error) used nothing up: that is the server unavailable for now.
+        const issued = await issuedToken(copy);
+        if (issued === undefined) throw error;
+        await this.revoke(issued);
+        throw new RefreshUnusable(
+          `The refresh was answered with tokens the gateway cannot use: ${(error as Error).message}`,
+        );
+      }
     } catch (error) {
+      if (error instanceof RefreshRefused) throw error;
       if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant") {
         throw new RefreshRefused(error.error_description ?? "invalid_grant");
       }

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GatewayError } from "../errors.ts";
-import { maxTokenLength, ProviderOAuthClient } from "./oauth-client.ts";
+import { maxAuthorizationAnswerBytes, maxTokenLength, ProviderOAuthClient, RefreshUnusable } from "./oauth-client.ts";
 
 interface Answer {
   status: number;
@@ -147,6 +147,38 @@ describe("a code exchange answered with tokens the gateway refuses", () => {
     token = () => ({ status: 400, body: { error: "invalid_grant" } });
     await exchange().catch(() => undefined);
     expect(revoked).toEqual([]);
+  });
+});
+
+describe("a refresh answered with tokens the gateway refuses", () => {
+  it("revokes them and says the connection cannot refresh again; an answer without tokens is the server unavailable", async () => {
+    token = () => ({ status: 200, body: { access_token: "at_3", refresh_token: "rt_3", token_type: "mac" } });
+    const unusable = await client()
+      .refresh("rt_0", () => now)
+      .catch((error: unknown) => error);
+    expect(unusable).toBeInstanceOf(RefreshUnusable);
+    expect((unusable as Error).message).toBe(
+      "The refresh was answered with tokens the gateway cannot use: unsupported `token_type` value",
+    );
+    expect(revoked).toEqual(["rt_3"]);
+    revoked.length = 0;
+    token = () => ({ status: 200, body: "<html>maintenance</html>" });
+    const busy = (await client()
+      .refresh("rt_0", () => now)
+      .catch((error: unknown) => error)) as GatewayError;
+    expect([busy.code, revoked]).toEqual(["provider_unavailable", []]);
+  });
+});
+
+describe("an authorization server answer longer than the gateway reads", () => {
+  it("is refused unread, as the server unavailable", async () => {
+    token = bearer({ expires_in: 900, padding: "x".repeat(maxAuthorizationAnswerBytes) });
+    const refused = (await client()
+      .refresh("rt_0", () => now)
+      .catch((error: unknown) => error)) as GatewayError;
+    expect(refused.code).toBe("provider_unavailable");
+    // Chunked, so refused as it arrives: past the limit, the rest is not read.
+    expect((refused.cause as Error).message).toBe(`The answer is longer than ${maxAuthorizationAnswerBytes} bytes`);
   });
 });
 

@@ -37,6 +37,12 @@ export function refreshSettings(timeoutMs: number): RefreshSettings {
 export const noConnection = (connectionId: string, providerId: string) =>
   notFound(`No connection ${connectionId} for the ${providerId} provider`);
 
+const stopped = (providerId: string) =>
+  new GatewayError("provider_unavailable", `The ${providerId} token refresh was not started: this node is stopping`, {
+    provider: providerId,
+    notExecuted: true,
+  });
+
 export const needsReauth = (providerId: string) =>
   new GatewayError("provider_rejected", `The ${providerId} account behind this connection must be authorised again`, {
     provider: providerId,
@@ -57,6 +63,7 @@ export interface RefresherDeps {
 
 export class TokenRefresher {
   private readonly inFlight = new Map<string, Promise<string>>();
+  private stopping = false;
   /** How many calls still wait for each refresh under way. */
   private readonly waiting = new WeakMap<Promise<string>, number>();
   private readonly node = randomBase62(10);
@@ -89,15 +96,23 @@ export class TokenRefresher {
     // Its outcome is each waiting call's; when every call has stopped waiting, the log hears a failure instead.
     refresh.catch((err: unknown) => {
       if (this.waiting.get(refresh) === 0) {
-        this.deps.log?.warn({ err, provider: row.provider_id }, "a token refresh no call waited for any more failed");
+        this.deps.log?.warn(
+          { err, provider: row.provider_id, account_id: row.account_id, connection_id: row.id },
+          "a token refresh no call waited for any more failed",
+        );
       }
     });
     this.inFlight.set(row.id, refresh);
     return refresh;
   }
 
-  /** Resolves once every refresh under way has ended (a stopping node lets them finish: see the file's comment). */
-  async settled(): Promise<void> {
+  /**
+   * For a stopping node: starts no refresh from now on, and resolves once those under way have ended. A refresh this
+   * node holds the lease of goes on to its answer (see the file's comment); one waiting for another node's lease
+   * gives up at once, since taking the lease now could start a token request the node would not live to hear.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
@@ -121,9 +136,13 @@ export class TokenRefresher {
   private async refreshOnce(connectionId: string, providerId: string, seenVersion: number): Promise<string> {
     const { db, clock } = this.deps;
     const owner = `${this.node}.${randomBase62(8)}`;
+    // The authorization server's metadata first, before any lease: reading it takes up to the upstream timeout, and
+    // the lease must cover the token request alone.
+    await this.deps.oauthClient(providerId)?.server();
     // Past another node's lease, so that a node that died holding it is taken over.
     const deadline = performance.now() + this.deps.settings.leaseMs + 5_000;
     for (;;) {
+      if (this.stopping) throw stopped(providerId);
       const now = clock.now();
       const taken = await db
         .updateTable("connections")
@@ -173,6 +192,10 @@ export class TokenRefresher {
       tokens = await client.refresh(secretBox.open(row.refresh_token), () => clock.now(), this.deps.settings.requestMs);
     } catch (error) {
       if (error instanceof RefreshRefused) {
+        this.deps.log?.warn(
+          { err: error, provider: providerId, account_id: row.account_id, connection_id: connectionId },
+          "the provider refused a token refresh: the connection needs the end user to authorise it again",
+        );
         await this.deps.markNeedsReauth(connectionId, owner);
         throw needsReauth(providerId);
       }
