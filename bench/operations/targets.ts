@@ -47,6 +47,8 @@ export async function startTargets(wrapper: readonly string[] = [], readyTimeout
     // BENCH_GATEWAY_LOG_LEVEL=warn leaves out the request log line, to measure what it costs.
     const logLevel = process.env.BENCH_GATEWAY_LOG_LEVEL ?? "info";
     const env = { GATEWAY_DATA_DIR: dataDir, GATEWAY_LOG_LEVEL: logLevel, PORT: String(gatewayPort), ...upstreamEnv };
+    // The store is made first (migrate says nothing of a new store; keys create on one would say it made it).
+    await runGatewayCli(["migrate"], env);
     const { key } = JSON.parse(
       await runGatewayCli(["keys", "create", "--scopes", "catalog", "--rate-limit", "1000000:1000000", "--json"], env),
     ) as { key: string };
