@@ -2179,8 +2179,8 @@ export interface PaymentsCreatePaymentOutput {
   status: "pending" | "approved" | "declined" | "refunded";
   /** Integer in the currency's display units. JPY has no minor unit. */
   amount: number;
-  /** ISO 4217 code (JPY). */
-  currency: string;
+  /** ISO 4217 code: the network charges in yen only. */
+  currency: "JPY";
   description: string;
   /** The connected customer's card on file. */
   payment_method: {
@@ -2215,8 +2215,8 @@ export interface PaymentsGetPaymentOutput {
   status: "pending" | "approved" | "declined" | "refunded";
   /** Integer in the currency's display units. JPY has no minor unit. */
   amount: number;
-  /** ISO 4217 code (JPY). */
-  currency: string;
+  /** ISO 4217 code: the network charges in yen only. */
+  currency: "JPY";
   description: string;
   /** The connected customer's card on file. */
   payment_method: {
@@ -2251,8 +2251,8 @@ export interface PaymentsRefundPaymentOutput {
   status: "pending" | "approved" | "declined" | "refunded";
   /** Integer in the currency's display units. JPY has no minor unit. */
   amount: number;
-  /** ISO 4217 code (JPY). */
-  currency: string;
+  /** ISO 4217 code: the network charges in yen only. */
+  currency: "JPY";
   description: string;
   /** The connected customer's card on file. */
   payment_method: {

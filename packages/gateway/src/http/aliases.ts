@@ -3,10 +3,11 @@
 // validation, the envelope and the errors are exactly those of the operation's uniform route.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidRequest } from "../core/errors.ts";
+import { unstorableText } from "../core/json-text.ts";
 import { aliasParams } from "../providers/aliases.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { ResourceAlias } from "../providers/types.ts";
-import { bodyAsObject, unstorableText } from "./body.ts";
+import { bodyAsObject } from "./body.ts";
 import { admitOperation, type ExecuteDeps, executeOperation } from "./execute.ts";
 
 const isEmptyObject = (value: unknown) =>

@@ -21,7 +21,10 @@ export const Revision = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTE
 
 export const Money = Type.Object(
   {
-    amount: Type.Integer({ description: "Integer in the currency's display units. JPY has no minor unit." }),
+    amount: Type.Integer({
+      minimum: 0,
+      description: "Integer in the currency's display units. JPY has no minor unit.",
+    }),
     currency: Type.String({ pattern: "^[A-Z]{3}$", description: "ISO 4217 code (JPY)." }),
   },
   { additionalProperties: false },

@@ -128,6 +128,25 @@ describe("a create answered with what the gateway cannot store", () => {
     );
     expect(await revision()).toBe(version);
     expect(await events()).toBe(eventsBefore);
+    // A creation time past JavaScript's last date (the year 275760) is no date at all: refused alike, not a 500.
+    const noDateBody = JSON.stringify({
+      id: "hk_no_date",
+      type: "charge.updated",
+      data: { charge: { ...charge, version: version + 1, created: 10 ** 15 } },
+    });
+    const noDate = await fetch(`${s.t.url}/hooks/payments`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "gateway-signature": signHook(noDateBody, hookSecret, Date.now()),
+      },
+      body: noDateBody,
+    });
+    expect(noDate.status).toBe(400);
+    expect(((await noDate.json()) as { error: { message: string } }).error.message).toBe(
+      "The payment could not be made of the provider's answer: Invalid time value; the hook is refused",
+    );
+    expect(await revision()).toBe(version);
     expect((await push("hk_next", version + 1)).status).toBe(200);
     expect(await revision()).toBe(version + 1);
   });

@@ -1,5 +1,6 @@
 // POST /hooks/{provider_id}: a provider's pushed change, verified with its hook secret, processed once per provider
 // event id, turned into gateway events in one transaction; a bad signature is a 400 envelope and changes nothing.
+import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPushHook, signHook } from "../../../sandbox/src/index.ts";
 import { platformProvider } from "../../src/providers/platform/manifest.ts";
@@ -110,6 +111,54 @@ describe("inbound provider hooks", () => {
     const signed = await post(url, "{not json", signHook("{not json", hookSecret, setup.clock.now()));
     expect(signed.status).toBe(400);
     expect(await message(signed)).toBe("The hook body is not JSON");
+  });
+
+  it("refuses text no store keeps as it came (NUL, a lone surrogate, bytes not UTF-8), alike on both stores", async () => {
+    const setup = await hooksSetup();
+    const url = `${setup.gateway.url}/hooks/hooktest`;
+    const cases: [string | Buffer, object][] = [
+      [
+        '{"id":"hk_nul\\u0000x","type":"t","data":{}}',
+        {
+          message: "The hook body contains the NUL character (\\u0000), which no field accepts",
+          details: [{ path: "/id", message: "must not contain the NUL character (\\u0000)" }],
+        },
+      ],
+      [
+        '{"id":"hk_6","type":"t","data":{"name":"\\ud800"}}',
+        {
+          message:
+            "The hook body contains a lone surrogate (\\ud800 to \\udfff without its pair), which is no character",
+          details: [
+            { path: "/data/name", message: "must not contain a lone surrogate (\\ud800 to \\udfff without its pair)" },
+          ],
+        },
+      ],
+      [
+        Buffer.from([0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+        { message: "The hook body is not valid UTF-8" },
+      ],
+    ];
+    for (const [body, error] of cases) {
+      const raw = typeof body === "string" ? Buffer.from(body) : body;
+      // Signed over the bytes as sent, as the sandboxes sign (t=…,v2=HMAC-SHA256 of "<t>.<body>").
+      const t = Math.floor(setup.clock.now() / 1000);
+      const v2 = createHmac("sha256", Buffer.from(hookSecret)).update(`${t}.`).update(raw).digest("hex");
+      const signature = `t=${t},v2=${v2}`;
+      const signedRaw = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "gateway-signature": signature },
+        body: new Uint8Array(raw),
+      });
+      // The signature holds: the text is what is refused.
+      expect(signedRaw.status, String(body)).toBe(400);
+      expect(((await signedRaw.json()) as { error: object }).error).toMatchObject({
+        code: "invalid_request",
+        ...error,
+      });
+    }
+    const { db } = setup.gateway.gateway.core.store;
+    expect(await db.selectFrom("inbound_hooks").select("provider_event_id").execute()).toEqual([]);
   });
 
   it("rolls everything back when the provider's handler fails, so that a retry can succeed", async () => {

@@ -1,8 +1,10 @@
 // Accepting an inbound provider hook: verify its signature (the same timestamped scheme as outbound webhooks), skip
 // it if its id was processed before, and hand it to the provider, whose state changes and events commit together
 // with the record that it was processed. A refused hook changes nothing.
+import { isUtf8 } from "node:buffer";
 import type { HookContext, HookEvent, HookResult } from "../../providers/types.ts";
 import { invalidRequest } from "../errors.ts";
+import { unstorableText } from "../json-text.ts";
 import type { CoreServices } from "../services.ts";
 import { verifySignatureHeader } from "../webhooks/signature.ts";
 
@@ -16,12 +18,17 @@ export interface InboundHook {
 }
 
 function parseHookEvent(rawBody: Buffer): HookEvent {
+  // As for a request's body: text both stores keep as it came, so that a hook is answered alike on either (a NUL
+  // was a 500 on PostgreSQL; bytes that are not UTF-8 would have become U+FFFD, two ids one).
+  if (!isUtf8(rawBody)) throw invalidRequest("The hook body is not valid UTF-8");
   let value: unknown;
   try {
     value = JSON.parse(rawBody.toString("utf8"));
   } catch {
     throw invalidRequest("The hook body is not JSON");
   }
+  const unstorable = unstorableText(value, "hook body");
+  if (unstorable) throw unstorable;
   const event = value as Partial<HookEvent> | null;
   const problems = [
     ...(typeof event?.id === "string" && event.id.length > 0 && event.id.length <= 255

@@ -53,7 +53,8 @@ export function toPayment(native: NativeCharge, id: string) {
     id,
     status: paymentStatus[native.status as keyof typeof paymentStatus],
     amount: native.amount,
-    currency: native.currency.toUpperCase(),
+    // "JPY" when the network keeps to its API; anything else is refused by the Payment schema before it is kept.
+    currency: native.currency.toUpperCase() as "JPY",
     description: native.description,
     payment_method: { type: "card" as const, brand: native.card.brand, last4: native.card.last4 },
     decline_code: native.failure_code,

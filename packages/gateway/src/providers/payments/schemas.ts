@@ -21,8 +21,11 @@ export const Payment = Type.Object(
       paymentStatuses.map((s) => Type.Literal(s)),
       { description: "pending → approved (payment.approved) or declined (payment.declined); approved → refunded." },
     ),
-    amount: Type.Integer({ description: "Integer in the currency's display units. JPY has no minor unit." }),
-    currency: Type.String({ description: "ISO 4217 code (JPY)." }),
+    amount: Type.Integer({
+      minimum: 1,
+      description: "Integer in the currency's display units. JPY has no minor unit.",
+    }),
+    currency: Type.Literal("JPY", { description: "ISO 4217 code: the network charges in yen only." }),
     description: Type.String(),
     payment_method: Type.Object(
       { type: Type.Literal("card"), brand: Type.String({ description: "visa, jcb, …" }), last4: Type.String() },
@@ -44,7 +47,7 @@ export const examplePayment = {
   id: "pay_9Xc4Lm2Qz7Rt1Vb8Hk5Nw3",
   status: "pending" as const,
   amount: 4800,
-  currency: "JPY",
+  currency: "JPY" as const,
   description: "注文 #1024 (ほうじ茶ラテ 2点)",
   payment_method: { type: "card" as const, brand: "visa", last4: "4242" },
   decline_code: null,

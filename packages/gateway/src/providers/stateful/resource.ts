@@ -83,7 +83,15 @@ export function defineStatefulResource<N, O extends StatefulObject>(
   const noun = spec.kind.replaceAll("_", " ");
   /** toObject, checked: an UnreadableAnswer (a 502 for a call) when the object is not what the API answers. */
   const toObject = (native: N, id: string): O => {
-    const object = spec.toObject(native, id);
+    let object: O;
+    try {
+      object = spec.toObject(native, id);
+    } catch (error) {
+      // A value the mapping cannot read though its schema let it through (a date that is no date): the same
+      // refusal as an object that does not match the API's schema, a 502 for a call and a 400 for a hook.
+      if (!(error instanceof RangeError || error instanceof TypeError)) throw error;
+      throw new UnreadableAnswer(`The ${noun} could not be made of the provider's answer: ${error.message}`);
+    }
     checkShape(spec.schema, object, `The ${noun} made of the provider's answer`);
     return object;
   };
