@@ -115,10 +115,10 @@ function isAddressOrRange(part: string): boolean {
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
-/** "true" (every proxy), a hop count, or comma-separated addresses and CIDR ranges; unset or empty: none. */
 /** More proxies than any real chain has; `true` trusts them all. */
 const maxTrustedHops = 100;
 
+/** "true" (every proxy), a hop count, or comma-separated addresses and CIDR ranges; unset or empty: none. */
 export function trustProxy(value: string | undefined): boolean | number | string[] {
   const text = value?.trim() ?? "";
   if (text === "" || text === "false" || text === "0") return false;

@@ -159,12 +159,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       log,
     });
     // Token refreshes under way end before the upstreams and the store close (their tokens are kept); none starts
-    // once the node is stopping (close() calls stop() first, and the closer waits for it).
-    let refreshesStopped: Promise<void> | undefined;
-    const stopRefreshes = () => {
-      refreshesStopped ??= connectionServices.connections.stop();
-      return refreshesStopped;
-    };
+    // once the node is stopping: close() stops them before requests drain, and this closer waits for the rest.
+    const stopRefreshes = () => connectionServices.connections.stop();
     closers.push(stopRefreshes);
     core.connections = connectionServices.connections;
     core.connectSessions = connectionServices.connectSessions;

@@ -163,7 +163,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
       // The first use of the database: one that cannot be reached or entered is named (never with its password).
       await sql`select 1`.execute(db).catch((error: unknown) => {
         throw new Error(
-          `Could not use PostgreSQL at ${postgresTarget(url)} (GATEWAY_DATABASE_URL): ${(error as Error).message}`,
+          `Could not use PostgreSQL at ${store.location} (GATEWAY_DATABASE_URL): ${(error as Error).message}`,
           { cause: error },
         );
       });

@@ -176,14 +176,21 @@ describe("a refresh the shop refuses", () => {
   });
 });
 
-describe("a token endpoint slower than the call's wait", () => {
-  let slow: ShoppingSetup;
+/** A shop and a gateway of the describe block's own, started with `options`; answers a getter for them. */
+function ownShop(options: Parameters<typeof startShopping>[0]): () => ShoppingSetup {
+  let own: ShoppingSetup | undefined;
   beforeAll(async () => {
-    slow = await startShopping({ gateway: { env: { GATEWAY_UPSTREAM_TIMEOUT_MS: "500" } } });
+    own = await startShopping(options);
   });
-  afterAll(async () => slow?.close());
+  afterAll(async () => own?.close());
+  return () => own as ShoppingSetup;
+}
+
+describe("a token endpoint slower than the call's wait", () => {
+  const slowShop = ownShop({ gateway: { env: { GATEWAY_UPSTREAM_TIMEOUT_MS: "500" } } });
 
   it("answers a retryable 502 while the refresh goes on, and keeps the rotated refresh token it brings", async () => {
+    const slow = slowShop();
     const { connection } = await connect(slow.t, "slow_refresh");
     slow.clock.advance(minutes(16));
     const before = slow.sandbox.oauth.stats().refresh_token;
@@ -209,13 +216,10 @@ describe("a token endpoint slower than the call's wait", () => {
 });
 
 describe("short-lived access tokens", () => {
-  let short: ShoppingSetup;
-  beforeAll(async () => {
-    short = await startShopping({ sandbox: { oauth: { accessTokenTtlSeconds: 40 } } });
-  });
-  afterAll(async () => short?.close());
+  const shortShop = ownShop({ sandbox: { oauth: { accessTokenTtlSeconds: 40 } } });
 
   it("are refreshed within half their lifetime of expiry, not on every call", async () => {
+    const short = shortShop();
     const { connection } = await connect(short.t, "short_lived");
     const before = short.sandbox.oauth.stats().refresh_token;
     for (let i = 0; i < 3; i++) expect(await status(await shopping(short.t, "get_cart", connection.id))).toBe(200);
@@ -253,13 +257,10 @@ describe("a node that stops while its refresh waits for the shop", () => {
 });
 
 describe("a lifetime in a fraction of a second", () => {
-  let odd: ShoppingSetup;
-  beforeAll(async () => {
-    odd = await startShopping({ sandbox: { oauth: { accessTokenTtlSeconds: 900.0005 } } });
-  });
-  afterAll(async () => odd?.close());
+  const oddShop = ownShop({ sandbox: { oauth: { accessTokenTtlSeconds: 900.0005 } } });
 
   it("connects and refreshes on either store, keeping whole milliseconds", async () => {
+    const odd = oddShop();
     const { connection } = await connect(odd.t, "fractional_lifetime");
     expect((await rawConnection(odd.t, connection.id)).access_expires_at).toBe(odd.clock.now() + 900_000);
     odd.clock.advance(minutes(16));

@@ -72,13 +72,6 @@ async function boundedFetch(
   });
 }
 
-/** The refresh or access token a token endpoint's answer carries, if it is JSON that holds one. */
-async function issuedToken(answer: Response): Promise<string | undefined> {
-  const body = (await answer.json().catch(() => undefined)) as { refresh_token?: unknown; access_token?: unknown };
-  const token = body?.refresh_token ?? body?.access_token;
-  return typeof token === "string" && token !== "" ? token : undefined;
-}
-
 export class ProviderOAuthClient {
   private metadata: Promise<oauth.AuthorizationServer> | undefined;
   private metadataUntil = 0;
@@ -175,8 +168,7 @@ export class ProviderOAuthClient {
         const answered = await oauth.processAuthorizationCodeResponse(server, this.client, response);
         return toTokenSet(answered, now(), this.config.scopes);
       } catch (error) {
-        const issued = await issuedToken(copy);
-        if (issued !== undefined) await this.revoke(issued);
+        await this.revokeIssued(copy);
         throw error;
       }
     } catch (error) {
@@ -206,9 +198,7 @@ export class ProviderOAuthClient {
         // the refresh token the gateway sent, so the connection cannot refresh again. Their grant is revoked, and the
         // connection needs the end user, as when the refresh is refused. An answer without tokens (a maintenance
         // page, an error) used nothing up: that is the server unavailable for now.
-        const issued = await issuedToken(copy);
-        if (issued === undefined) throw error;
-        await this.revoke(issued);
+        if (!(await this.revokeIssued(copy))) throw error;
         throw new RefreshUnusable(
           `The refresh was answered with tokens the gateway cannot use: ${(error as Error).message}`,
         );
@@ -220,6 +210,18 @@ export class ProviderOAuthClient {
       }
       throw this.unavailable("did not refresh the access token", error);
     }
+  }
+
+  /**
+   * Revokes the grant a token endpoint's answer stands for, when it is JSON that carries a token (the refresh token,
+   * else the access token); answers whether it carried one.
+   */
+  private async revokeIssued(answer: Response): Promise<boolean> {
+    const body = (await answer.json().catch(() => undefined)) as { refresh_token?: unknown; access_token?: unknown };
+    const token = body?.refresh_token ?? body?.access_token;
+    if (typeof token !== "string" || token === "") return false;
+    await this.revoke(token);
+    return true;
   }
 
   /** Revokes a token (the refresh token ends the whole grant). Failures are reported, never thrown. */

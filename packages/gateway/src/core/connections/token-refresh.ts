@@ -37,6 +37,12 @@ export function refreshSettings(timeoutMs: number): RefreshSettings {
 export const noConnection = (connectionId: string, providerId: string) =>
   notFound(`No connection ${connectionId} for the ${providerId} provider`);
 
+const notFinished = (providerId: string) =>
+  new GatewayError("provider_unavailable", `The ${providerId} token refresh did not finish in time`, {
+    provider: providerId,
+    notExecuted: true,
+  });
+
 const stopped = (providerId: string) =>
   new GatewayError("provider_unavailable", `The ${providerId} token refresh was not started: this node is stopping`, {
     provider: providerId,
@@ -61,11 +67,15 @@ export interface RefresherDeps {
   log?: { warn(object: object, message: string): void } | undefined;
 }
 
+/** A refresh under way on this node, and how many calls still wait for it. */
+interface Refresh {
+  promise: Promise<string>;
+  waiting: number;
+}
+
 export class TokenRefresher {
-  private readonly inFlight = new Map<string, Promise<string>>();
+  private readonly inFlight = new Map<string, Refresh>();
   private stopping = false;
-  /** How many calls still wait for each refresh under way. */
-  private readonly waiting = new WeakMap<Promise<string>, number>();
   private readonly node = randomBase62(10);
 
   constructor(private readonly deps: RefresherDeps) {}
@@ -89,13 +99,14 @@ export class TokenRefresher {
     return this.waitFor(refresh, row.provider_id);
   }
 
-  private startRefresh(row: ConnectionsTable): Promise<string> {
-    const refresh = this.refreshOnce(row.id, row.provider_id, row.token_version).finally(() =>
+  private startRefresh(row: ConnectionsTable): Refresh {
+    const promise = this.refreshOnce(row.id, row.provider_id, row.token_version).finally(() =>
       this.inFlight.delete(row.id),
     );
+    const refresh: Refresh = { promise, waiting: 0 };
     // Its outcome is each waiting call's; when every call has stopped waiting, the log hears a failure instead.
-    refresh.catch((err: unknown) => {
-      if (this.waiting.get(refresh) === 0) {
+    promise.catch((err: unknown) => {
+      if (refresh.waiting === 0) {
         this.deps.log?.warn(
           { err, provider: row.provider_id, account_id: row.account_id, connection_id: row.id },
           "a token refresh no call waited for any more failed",
@@ -113,13 +124,12 @@ export class TokenRefresher {
    */
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.allSettled([...this.inFlight.values()]);
+    await Promise.allSettled([...this.inFlight.values()].map((refresh) => refresh.promise));
   }
 
-  private waitFor(refresh: Promise<string>, providerId: string): Promise<string> {
+  private waitFor(refresh: Refresh, providerId: string): Promise<string> {
     const { waitMs } = this.deps.settings;
-    this.waiting.set(refresh, (this.waiting.get(refresh) ?? 0) + 1);
-    const done = () => this.waiting.set(refresh, (this.waiting.get(refresh) ?? 1) - 1);
+    refresh.waiting++;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -127,9 +137,9 @@ export class TokenRefresher {
         reject(new GatewayError("provider_unavailable", message, { provider: providerId, notExecuted: true }));
       }, waitMs);
     });
-    return Promise.race([refresh, late]).finally(() => {
+    return Promise.race([refresh.promise, late]).finally(() => {
       clearTimeout(timer);
-      done();
+      refresh.waiting--;
     });
   }
 
@@ -158,12 +168,7 @@ export class TokenRefresher {
       if (!row || row.status === "deleted") throw noConnection(connectionId, providerId);
       if (row.status === "needs_reauth") throw needsReauth(providerId);
       if (row.token_version !== seenVersion && row.access_token) return this.deps.secretBox.open(row.access_token);
-      if (performance.now() > deadline) {
-        throw new GatewayError("provider_unavailable", `The ${providerId} token refresh did not finish in time`, {
-          provider: providerId,
-          notExecuted: true,
-        });
-      }
+      if (performance.now() > deadline) throw notFinished(providerId);
       await sleep(20);
     }
   }
@@ -219,10 +224,7 @@ export class TokenRefresher {
         throw current?.status === "needs_reauth" ? needsReauth(providerId) : noConnection(connectionId, providerId);
       }
       // The lease ran out before the store answered: another node refreshes now; leave the grant to it.
-      throw new GatewayError("provider_unavailable", `The ${providerId} token refresh did not finish in time`, {
-        provider: providerId,
-        notExecuted: true,
-      });
+      throw notFinished(providerId);
     }
     return tokens.accessToken;
   }
