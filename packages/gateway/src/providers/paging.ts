@@ -1,27 +1,46 @@
-// Cursor pagination over upstreams that page by number: the cursor is an opaque token for the next page.
+// Cursor pagination over upstreams that page by number: the cursor holds how many items the walk has listed.
 import { invalidRequest } from "../core/errors.ts";
 import { decodeCursor, encodeCursor, type Page, type Position } from "../core/pagination.ts";
 import type { Pagination } from "./types.ts";
 
-export function encodePageCursor(page: number): string {
-  return Buffer.from(JSON.stringify({ p: page })).toString("base64url");
+/** Where a page of a page-numbered upstream starts: its page number at a page size of `size`. */
+export interface PageWindow {
+  page: number;
+  size: number;
 }
 
-/** The page a cursor points at (1 without a cursor); a cursor the gateway did not issue is a 400. */
-export function pageFromCursor(cursor: string | undefined): number {
-  if (cursor === undefined) return 1;
+const encodeOffsetCursor = (offset: number): string => Buffer.from(JSON.stringify({ o: offset })).toString("base64url");
+
+/**
+ * The upstream page that continues the list after the cursor: without one, the first page of `limit`. The cursor holds
+ * how many items were listed before (not a page number, which would name other items at another page size), so a
+ * walk whose limit changes neither skips nor repeats any: the next page is the largest size, up to `limit`, that
+ * divides that count, and can hold fewer than `limit` items until the walk is back on a page boundary. A cursor of
+ * the older form `{p}` (a page number) is read at the limit given.
+ */
+export function pageWindow(cursor: string | undefined, limit: number): PageWindow {
+  if (cursor === undefined) return { page: 1, size: limit };
+  const offset = offsetOf(cursor, limit);
+  if (offset === 0) return { page: 1, size: limit };
+  let size = Math.min(limit, offset);
+  while (offset % size !== 0) size -= 1;
+  return { page: offset / size + 1, size };
+}
+
+function offsetOf(cursor: string, limit: number): number {
   try {
-    const { p } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { p?: unknown };
-    if (typeof p === "number" && Number.isInteger(p) && p >= 1) return p;
+    const { o, p } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { o?: unknown; p?: unknown };
+    if (typeof o === "number" && Number.isSafeInteger(o) && o >= 0) return o;
+    if (typeof p === "number" && Number.isSafeInteger(p) && p >= 1) return (p - 1) * limit;
   } catch {
     // falls through to the error below
   }
   throw invalidRequest("The cursor is not one this gateway issued", [{ path: "/cursor", message: "is invalid" }]);
 }
 
-export function pagination(page: number, totalPages: number): Pagination {
-  const hasMore = page < totalPages;
-  return { next_cursor: hasMore ? encodePageCursor(page + 1) : null, has_more: hasMore };
+export function pagination(window: PageWindow, totalPages: number): Pagination {
+  const hasMore = window.page < totalPages;
+  return { next_cursor: hasMore ? encodeOffsetCursor(window.page * window.size) : null, has_more: hasMore };
 }
 
 /**

@@ -61,6 +61,22 @@ describe("catalog", () => {
     expect(pages).toBe(Math.ceil(first.body.data.total / 4));
   });
 
+  it("neither skips nor repeats a product when the limit changes during a walk", async () => {
+    const all = await call("search_products", { limit: 100 });
+    const ids = all.body.data.products.map((p: { id: string }) => p.id);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (const limit of [10, 20, 7, 3, 5, 1, 30, 30]) {
+      const { status, body } = await call("search_products", { limit, ...(cursor && { cursor }) });
+      expect(status).toBe(200);
+      expect(body.data.products.length).toBeGreaterThan(0);
+      expect(body.data.products.length).toBeLessThanOrEqual(limit);
+      seen.push(...body.data.products.map((p: { id: string }) => p.id));
+      cursor = body.pagination.next_cursor;
+    }
+    expect(seen).toEqual(ids.slice(0, seen.length));
+  });
+
   it("refuses a cursor it did not issue", async () => {
     const { status, body } = await call("search_products", { cursor: "not-a-cursor" });
     expect(status).toBe(400);

@@ -1,6 +1,6 @@
 // Building blocks shared by the catalog's product operations.
 import { Type } from "@sinclair/typebox";
-import { pageFromCursor } from "../paging.ts";
+import { type PageWindow, pageWindow } from "../paging.ts";
 import { JsonValue } from "../schemas.ts";
 import { yen } from "./mapping.ts";
 
@@ -13,10 +13,10 @@ export const CategoryId = Type.String({
   description: "Category id, e.g. 101; 0 is the root.",
 });
 export const Output = Type.Ref(JsonValue);
-export const page = (input: { cursor?: string | undefined; limit?: number | undefined }) => ({
-  page: pageFromCursor(input.cursor),
-  hits: input.limit ?? 20,
-});
+export const page = (input: { cursor?: string | undefined; limit?: number | undefined }) =>
+  pageWindow(input.cursor, input.limit ?? 20);
+/** The catalog's names of a page window's number and size. */
+export const pageQuery = ({ page, size }: PageWindow) => ({ page, hits: size });
 export const exampleProduct = {
   id: "cat-prd-0001",
   title: "新潟県産 コシヒカリ 令和6年産 5kg",

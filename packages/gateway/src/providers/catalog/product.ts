@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { pagination } from "../paging.ts";
 import { Cursor, Limit, Nullable, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
-import { CategoryId, exampleProduct, Output, ProductId, page } from "./common.ts";
+import { CategoryId, exampleProduct, Output, ProductId, page, pageQuery } from "./common.ts";
 import { product, UpstreamItem, UpstreamList } from "./mapping.ts";
 
 const DetailAnswer = Type.Object({ item: UpstreamItem });
@@ -86,7 +86,7 @@ export const productReviews = defineOperation({
     const paging = page(input);
     const body = await ctx.upstream.request({
       path: `/api/v1/items/${encodeURIComponent(input.product_id)}/reviews`,
-      query: { rating: input.rating, sort: input.sort && sorts[input.sort], ...paging },
+      query: { rating: input.rating, sort: input.sort && sorts[input.sort], ...pageQuery(paging) },
       answer: ReviewsAnswer,
     });
     return {
@@ -104,7 +104,7 @@ export const productReviews = defineOperation({
           verified_purchase: r.purchaseVerified,
         })),
       },
-      pagination: pagination(paging.page, body.pageCount),
+      pagination: pagination(paging, body.pageCount),
     };
   },
 });

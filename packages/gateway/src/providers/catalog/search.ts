@@ -3,7 +3,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { pagination } from "../paging.ts";
 import { Cursor, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
-import { CategoryId, exampleProduct, Output, page } from "./common.ts";
+import { CategoryId, exampleProduct, Output, page, pageQuery } from "./common.ts";
 import { Genre, product, UpstreamItem, UpstreamList } from "./mapping.ts";
 
 const SearchAnswer = Type.Object({ ...UpstreamList, items: Type.Array(UpstreamItem) });
@@ -72,12 +72,12 @@ export const searchProducts = defineOperation({
         maxPrice: input.max_price,
         availability: input.in_stock_only ? 1 : undefined,
         sort: input.sort && sorts[input.sort],
-        ...paging,
+        ...pageQuery(paging),
       },
     });
     return {
       data: { total: body.count, products: body.items.map(product) },
-      pagination: pagination(paging.page, body.pageCount),
+      pagination: pagination(paging, body.pageCount),
     };
   },
 });
@@ -117,7 +117,7 @@ export const browseCatalog = defineOperation({
     const paging = page(input);
     const body = await ctx.upstream.request({
       path: `/api/v1/genres/${input.category_id ?? "0"}/items`,
-      query: paging,
+      query: pageQuery(paging),
       answer: BrowseAnswer,
     });
     return {
@@ -127,7 +127,7 @@ export const browseCatalog = defineOperation({
         subcategories: body.children.map(category),
         products: body.items.map(product),
       },
-      pagination: pagination(paging.page, body.pageCount),
+      pagination: pagination(paging, body.pageCount),
     };
   },
 });

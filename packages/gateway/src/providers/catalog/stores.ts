@@ -1,6 +1,6 @@
 // catalog operations on physical stores in Tokyo: search (by keyword, ward, service or distance) and detail.
 import { Type } from "@sinclair/typebox";
-import { pageFromCursor, pagination } from "../paging.ts";
+import { pageWindow, pagination } from "../paging.ts";
 import { Cursor, JsonValue, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { store, UpstreamList, UpstreamStore } from "./mapping.ts";
@@ -44,7 +44,7 @@ export const searchStores = defineOperation({
     output: { total: 3, stores: [{ ...exampleStore, distance_km: 0.33 }] },
   },
   async handle(input, ctx) {
-    const page = pageFromCursor(input.cursor);
+    const page = pageWindow(input.cursor, input.limit ?? 20);
     const body = await ctx.upstream.request({
       path: "/api/v1/stores/search",
       answer: SearchAnswer,
@@ -55,8 +55,8 @@ export const searchStores = defineOperation({
         lat: input.near?.lat,
         lng: input.near?.lng,
         radiusKm: input.near && (input.near.radius_km ?? 10),
-        page,
-        hits: input.limit ?? 20,
+        page: page.page,
+        hits: page.size,
       },
     });
     return {

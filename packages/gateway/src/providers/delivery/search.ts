@@ -1,6 +1,6 @@
 // The public delivery operation (API key only): search the restaurants' menus by area, cuisine and keyword.
 import { Type } from "@sinclair/typebox";
-import { pageFromCursor, pagination } from "../paging.ts";
+import { pageWindow, pagination } from "../paging.ts";
 import { Cursor, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { app, toMenu } from "./adapter.ts";
@@ -60,13 +60,13 @@ export const searchMenus = defineOperation({
     },
   },
   async handle(input, ctx) {
-    const page = pageFromCursor(input.cursor);
+    const page = pageWindow(input.cursor, input.limit ?? 20);
     const body = await app.stores(ctx, {
       area: input.area,
       genre: input.cuisine,
       q: input.keyword,
-      page,
-      per_page: input.limit ?? 20,
+      page: page.page,
+      per_page: page.size,
     });
     return {
       data: { menus: body.stores.map(toMenu), total: body.page_info.total },

@@ -1,6 +1,6 @@
 // Public dining operations (API key only): search restaurants, list a restaurant's free slots on a Tokyo date.
 import { Type } from "@sinclair/typebox";
-import { pageFromCursor, pagination } from "../paging.ts";
+import { pageWindow, pagination } from "../paging.ts";
 import { Cursor, Limit, Nullable, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { site, toRestaurant, toSlot } from "./adapter.ts";
@@ -43,13 +43,13 @@ export const searchRestaurants = defineOperation({
   output: Type.Object({ restaurants: Type.Array(Restaurant), total: Type.Integer() }, { additionalProperties: false }),
   example: { input: { area: "ginza", limit: 5 }, output: { restaurants: [exampleRestaurant], total: 1 } },
   async handle(input, ctx) {
-    const page = pageFromCursor(input.cursor);
+    const page = pageWindow(input.cursor, input.limit ?? 20);
     const body = await site.shops(ctx, {
       area: input.area,
       genre: input.cuisine,
       seats: input.party_size,
-      page,
-      per: input.limit ?? 20,
+      page: page.page,
+      per: page.size,
     });
     return {
       data: { restaurants: body.shops.map(toRestaurant), total: body.paging.total },

@@ -1,7 +1,7 @@
 // homegoods: a home-goods store and its content. Every answer is a category node, strictly (no other field is
 // allowed): categories, products, the site and the day's deals are all expressed as nodes and their children.
 import { Type } from "@sinclair/typebox";
-import { pageFromCursor, pagination } from "../paging.ts";
+import { pageWindow, pagination } from "../paging.ts";
 import { Cursor, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation, defineProvider } from "../types.ts";
 import {
@@ -65,7 +65,7 @@ const browseProducts = defineOperation({
     ]),
   },
   async handle(input, ctx) {
-    const page = pageFromCursor(input.cursor);
+    const page = pageWindow(input.cursor, input.limit ?? 20);
     const sorts: Record<string, string> = { price_asc: "priceAsc", price_desc: "priceDesc" };
     const body = await ctx.upstream.request<{
       category: UpstreamCategory;
@@ -73,7 +73,7 @@ const browseProducts = defineOperation({
       paging: { totalPages: number };
     }>({
       path: `/store-api/categories/${encodeURIComponent(input.category_id)}/products`,
-      query: { page, perPage: input.limit ?? 20, sort: input.sort && (sorts[input.sort] ?? input.sort) },
+      query: { page: page.page, perPage: page.size, sort: input.sort && (sorts[input.sort] ?? input.sort) },
     });
     const { categoryCode, categoryName, imageUrl } = body.category;
     return {
