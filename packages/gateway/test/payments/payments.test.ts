@@ -1,7 +1,9 @@
 // The payment state machine over real HTTP, every transition including the refused ones: pending → approved
 // (payment.approved) → refunded, pending → declined (payment.declined, an amount ending in 13), each event verified
 // with the SDK and its data.object equal to get_payment then; the issuer's answer paced by the sandbox's tick;
-// refunding a pending, declined or refunded payment is 409 and changes nothing.
+// refunding a pending, declined or refunded payment is 409 and changes nothing; a refund whose hook arrives before
+// the approval's still announces the approval.
+import { signHook } from "@provider-gateway/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   callOperation,
@@ -92,6 +94,50 @@ describe("approved, then refunded", () => {
     });
     expect(await getPayment(s, payment.id)).toEqual(refunded.body.data);
     await refusedRefund(payment, "refunded");
+    expect(deliveredTypes(s, payment.id)).toEqual(["payment.approved"]);
+  });
+});
+
+describe("the network's hooks out of order", () => {
+  it("a refund seen before the approval still announces payment.approved, once; the late approval adds nothing", async () => {
+    const payment = await pay(s, 3600);
+    const created = Date.parse(payment.created_at) / 1000;
+    const charge = (status: string, version: number, refunded: boolean) => ({
+      id: payment.payment_reference,
+      object: "charge",
+      amount: payment.amount,
+      currency: "jpy",
+      description: payment.description,
+      status,
+      failure_code: null,
+      failure_message: null,
+      card: { brand: payment.payment_method.brand, last4: payment.payment_method.last4 },
+      created,
+      status_transitions: { succeeded_at: created + 1, failed_at: null, refunded_at: refunded ? created + 2 : null },
+      version,
+    });
+    const push = async (id: string, native: object) => {
+      const body = JSON.stringify({ id, type: "charge.updated", data: { charge: native } });
+      const response = await fetch(`${s.t.url}/hooks/payments`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "gateway-signature": signHook(body, "whsec_paymentsSandboxHookSecretForTests01"),
+        },
+        body,
+      });
+      expect(response.status, await response.text()).toBe(200);
+    };
+    await push(`hk_refunded_${payment.id}`, charge("refunded", 3, true));
+    const event = await delivered(s, "payment.approved", payment.id);
+    expect(event.data.object).toMatchObject({
+      status: "refunded",
+      approved_at: new Date((created + 1) * 1000).toISOString(),
+    });
+    await push(`hk_approved_${payment.id}`, charge("succeeded", 2, false));
+    expect((await callOperation(s, "get_payment", { payment_id: payment.id })).body.data).toMatchObject({
+      status: "refunded",
+    });
     expect(deliveredTypes(s, payment.id)).toEqual(["payment.approved"]);
   });
 });

@@ -14,13 +14,11 @@ export const payments = defineStatefulResource({
   fetch: async (ctx, chargeId) => (await network.get(ctx, chargeId)).charge,
   toObject: toPayment,
   transitions: { pending: [], approved: ["refunded"], declined: [], refunded: [] },
+  // By the issuer's timestamps rather than the status alone, as dining's by confirmed_at: a payment whose refund the
+  // gateway sees before the approval (hooks out of order, a refund through another connection) was still approved.
   // There is no refund event type: a refund shows in get_payment and in refund_payment's answer.
-  events: (before, after) =>
-    before.status === after.status
-      ? []
-      : after.status === "approved"
-        ? ["payment.approved"]
-        : after.status === "declined"
-          ? ["payment.declined"]
-          : [],
+  events: (before, after) => [
+    ...(before.approved_at === null && after.approved_at !== null ? ["payment.approved"] : []),
+    ...(before.declined_at === null && after.declined_at !== null ? ["payment.declined"] : []),
+  ],
 });
