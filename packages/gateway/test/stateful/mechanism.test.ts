@@ -3,10 +3,13 @@
 // same change record one event, a hook that beats the creating call is adopted by it, and aliases behave exactly
 // like the operations they run (envelope, errors, idempotency, wrong methods).
 import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { signHook } from "../../../sandbox/src/index.ts";
 import { checkAliases } from "../../src/providers/aliases.ts";
 import { platformProvider } from "../../src/providers/platform/manifest.ts";
+import { testStore } from "../harness.ts";
+import { eventually } from "../webhooks/fake-clock.ts";
 import { closeAll, setupWebhooks, type WebhookSetup } from "../webhooks/setup.ts";
 import { type NativeTicket, ticketProvider, upstream } from "./ticket-provider.ts";
 
@@ -252,4 +255,57 @@ describe("the gateway's copy", () => {
     const [delivered] = await s.receiver.waitFor(1);
     expect(JSON.parse(delivered!.body).data.object).toEqual(read.body.data);
   });
+
+  // PostgreSQL only: SQLite runs one transaction at a time, so a hook cannot read the copy while a call adopts it.
+  it.skipIf(testStore() !== "postgres")(
+    "a hook that read the copy before its creating call adopted it records its change's event (the write waits its turn)",
+    async () => {
+      const db = s.gateway.gateway.core.store.db;
+      const waiting = async () =>
+        Number(
+          (
+            await sql<{ n: number }>`select count(*) as n from pg_stat_activity
+              where wait_event_type = 'Lock' and query like 'update "provider_resources"%'`.execute(db)
+          ).rows[0]?.n,
+        );
+      let renamedPushed: Promise<Response> | undefined;
+      upstream.duringCreate = async (ticket) => {
+        const closed = { ...ticket, state: "CLOSED" as const, rev: 2 };
+        expect((await pushTicket(closed)).status).toBe(200);
+        const renamed = { ...closed, title: "Renamed", rev: 3 };
+        upstream.tickets.set(ticket.key, renamed);
+        // Hold the copy's row: the adopting call's write waits first, then the hook's, which read the copy unowned.
+        let release = () => {};
+        const released = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const locked = new Promise<void>((resolve) => {
+          void db.transaction().execute(async (trx) => {
+            await sql`select id from provider_resources where upstream_id = ${ticket.key} for update`.execute(trx);
+            resolve();
+            await released;
+          });
+        });
+        await locked;
+        void (async () => {
+          await eventually(async () => ((await waiting()) >= 1 ? true : undefined));
+          renamedPushed = pushTicket(renamed);
+          await eventually(async () => ((await waiting()) >= 2 ? true : undefined));
+          release();
+        })();
+      };
+      const created = await json(await v1("POST", "/tickets", { title: "Early" }));
+      expect(created.status).toBe(200);
+      await eventually(async () => renamedPushed);
+      expect((await renamedPushed!).status).toBe(200);
+      const id = created.body.data.id;
+      const read = await json(await v1("GET", `/tickets/${id}`));
+      expect(read.body.data).toEqual({ id, status: "closed", title: "Renamed" });
+      const events = await eventsOfType("order.updated");
+      expect(events.map((e) => e.data.object)).toEqual([
+        { id, status: "closed", title: "Early" },
+        { id, status: "closed", title: "Renamed" },
+      ]);
+    },
+  );
 });

@@ -142,7 +142,9 @@ export class ResourceCopies {
 
   /**
    * Writes a new state if the copy still has `expectedRevision`; answers whether it did. An unowned copy (`unowned`
-   * given: its history so far) adds the state to its history; an owner given ends the history.
+   * given: its history so far) adds the state to its history; an owner given ends the history. Either write also needs
+   * the copy to be unowned still: an adoption may keep the revision (the hooks had brought a newer state than the
+   * call's answer), and a hook's write made from the copy read before it would otherwise land without its events.
    */
   async compareAndSet(
     executor: Executor,
@@ -166,6 +168,7 @@ export class ResourceCopies {
       })
       .where("id", "=", id)
       .where("upstream_revision", "=", expectedRevision)
+      .$if(next.owner !== undefined || next.unowned !== undefined, (qb) => qb.where("account_id", "is", null))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
