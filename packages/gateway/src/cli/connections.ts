@@ -80,6 +80,13 @@ async function listFromStore(store: Store, accountId: string, filter: { provider
   return (await query.orderBy("created_at", "desc").orderBy("id", "desc").execute()).map(toConnectionView);
 }
 
+/** Without a key, a provider without connections (a typo) is refused as the API does, not listed as having none. */
+function refuseProviderWithoutConnections(registry: Registry, providerId: string): void {
+  if (registry.provider(providerId)?.oauth) return;
+  const connectable = registry.providers.filter((p) => p.oauth).map((p) => p.id);
+  throw new Error(`${providerId} is not a provider with connections; these are: ${connectable.join(", ")}`);
+}
+
 function refuseAccountWithKey(options: Common): void {
   if (apiKey(options) && options.account !== undefined) {
     throw new Error("--account applies without a key; with a key the connection belongs to the key's account");
@@ -122,13 +129,7 @@ export function connectionsCommand(): Command {
           const problems = (check.errors ?? []).map((e) => `${flags[e.instancePath] ?? e.instancePath} ${e.message}`);
           throw new Error(problems.join("; "));
         }
-        const provider = registry.provider(options.provider);
-        if (!provider?.oauth) {
-          const connectable = registry.providers.filter((p) => p.oauth).map((p) => p.id);
-          throw new Error(
-            `${options.provider} is not a provider with connections; these are: ${connectable.join(", ")}`,
-          );
-        }
+        refuseProviderWithoutConnections(registry, options.provider);
         const { token } = await withStore(async (store) => {
           // An account named on the command line must exist (a mistyped one would get a live grant of its own);
           // "default", the one a first start makes, is made if the store is still new.
@@ -179,6 +180,9 @@ export function connectionsCommand(): Command {
     .option("--external-ref <ref>", "only this external_ref's")
     .action(async (options: Common & { provider?: string; externalRef?: string }) => {
       refuseAccountWithKey(options);
+      if (!apiKey(options) && options.provider) {
+        refuseProviderWithoutConnections(new Registry(), options.provider);
+      }
       const list = apiKey(options)
         ? await listFromApi(options, {
             ...(options.provider && { provider_id: options.provider }),

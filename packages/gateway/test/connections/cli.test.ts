@@ -115,6 +115,14 @@ describe("gateway connections", slow, () => {
       stderr:
         "gateway: catalog is not a provider with connections; these are: shopping, dining, delivery, rides, payments\n",
     });
+    // So is listing one (or a misspelt id), which through the API is a 400 too, not "No connections."
+    for (const provider of ["catalog", "shoping"]) {
+      const listed = gateway(["connections", "list", "--provider", provider], env);
+      await expect(listed).rejects.toMatchObject({
+        code: 1,
+        stderr: `gateway: ${provider} is not a provider with connections; these are: shopping, dining, delivery, rides, payments\n`,
+      });
+    }
   });
 
   it.skipIf(testStore() !== "sqlite")("without a key, refuses an --account that does not exist", async () => {
