@@ -1,27 +1,24 @@
-// docs/cli.md has a row for every command the `gateway` program has, as its own help lists them.
+// docs/cli.md has a row for every command the `gateway` program has.
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../cli.ts";
+import { gatewayProgram } from "../../src/cli/program.ts";
 
 const page = readFileSync(path.resolve(import.meta.dirname, "../../../../docs/cli.md"), "utf8");
 
-/** The names under "Commands:" in a help text, without `help`. */
-async function commandsOf(args: string[]): Promise<string[]> {
-  const { stdout } = await runCli([...args, "--help"], { timeoutMs: 60_000 });
-  const listing = stdout.split("Commands:\n")[1] ?? "";
-  return [...listing.matchAll(/^ {2}([a-z-]+)/gm)].map((m) => m[1] as string).filter((name) => name !== "help");
-}
+/** `keys create`, `serve`, …: each command that runs, named by its path under `gateway`. */
+const commandsOf = (command: Command, prefix = ""): string[] =>
+  command.commands.flatMap((sub) => {
+    const name = `${prefix}${sub.name()}`;
+    return sub.commands.length === 0 ? [name] : commandsOf(sub, `${name} `);
+  });
 
 describe("docs/cli.md", () => {
-  it("documents every command", { timeout: 120_000 }, async () => {
-    const names = await commandsOf([]);
-    const groups = await Promise.all(names.map((name) => commandsOf([name])));
-    const commands = names.flatMap((name, i) => {
-      const subcommands = groups[i] ?? [];
-      return subcommands.length === 0 ? [name] : subcommands.map((sub) => `${name} ${sub}`);
-    });
+  it("documents every command", () => {
+    const commands = commandsOf(gatewayProgram());
     expect(commands).toContain("keys create");
+    expect(commands).toContain("openapi");
     const undocumented = commands.filter((command) => !page.includes(`| \`gateway ${command}`));
     expect(undocumented).toEqual([]);
   });
