@@ -1,5 +1,7 @@
 // The attempt log writes the outcomes that finish together in one transaction; one of them that cannot be written
-// (its attempt is in the log already) does not cost the others theirs: each is then written on its own.
+// (its attempt is in the log already) does not cost the others theirs: each is then written on its own. An outcome the
+// store refuses for a while (an outage) is written again while the lease lasts, rather than the event sent again.
+import { sql } from "kysely";
 import { afterEach, expect, it } from "vitest";
 import { AttemptLog } from "../../src/core/webhooks/attempt-log.ts";
 import { claimDueDeliveries } from "../../src/core/webhooks/claim.ts";
@@ -56,6 +58,28 @@ it("records an answer holding NUL bytes (refused by PostgreSQL's text), so the d
   ]);
   // Past the lease: a delivery whose outcome had not been written would be claimed and sent again.
   s.clock.advance(5_000);
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  expect(s.receiver.received.filter((r) => r.headers["gateway-event-id"] === event.id)).toHaveLength(1);
+});
+
+it("writes an outcome again while the store refuses it, so the receiver that answered gets the event once", async () => {
+  const s = await setupWebhooks({ env: { GATEWAY_WEBHOOK_LEASE_MS: "10000" } });
+  const { db } = s.gateway.gateway.core.store;
+  // The attempt log cannot be written for a moment, as while the store is down.
+  await sql`alter table webhook_attempts rename to webhook_attempts_away`.execute(db);
+  let event: { id: string };
+  try {
+    event = await sendTestEvent(s.gateway);
+    await s.receiver.waitFor(1);
+    // Several writes fail meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+  } finally {
+    await sql`alter table webhook_attempts_away rename to webhook_attempts`.execute(db);
+  }
+  const delivery = await attemptsRecorded(s.gateway, event.id, 1);
+  expect(delivery).toMatchObject({ status: "succeeded", attempt_count: 1 });
+  // Past the lease: an outcome given up on would have the delivery claimed and sent again.
+  s.clock.advance(20_000);
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   expect(s.receiver.received.filter((r) => r.headers["gateway-event-id"] === event.id)).toHaveLength(1);
 });

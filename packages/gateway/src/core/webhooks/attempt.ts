@@ -3,7 +3,7 @@
 import type { Kysely } from "kysely";
 import type { Database, WebhookDeliveriesTable } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
-import type { AttemptLog } from "./attempt-log.ts";
+import type { AttemptLog, Completion } from "./attempt-log.ts";
 import { endWithoutEndpoint } from "./claim.ts";
 import type { WebhookSender } from "./sender.ts";
 import { signatureHeader } from "./signature.ts";
@@ -21,8 +21,10 @@ export interface AttemptDeps {
   sender: WebhookSender;
   attemptLog: AttemptLog;
   userAgent: string;
-  log: { error(object: object, message: string): void };
+  log: { error(object: object, message: string): void; info(object: object, message: string): void };
 }
+
+const recordRetryMaxMs = 1_000;
 
 /** Makes the attempt; `release` is called once the receiver has answered (or when no attempt is made). */
 export async function attemptDelivery(
@@ -56,10 +58,35 @@ export async function attemptDelivery(
     };
     const outcome = await deps.sender.send(url, headers, body);
     release();
-    await deps.attemptLog.record({ delivery, url, attemptedAt, outcome });
+    await recordWhileLeased(deps, { delivery, url, attemptedAt, outcome });
   } catch (err) {
     release();
     // The lease runs out and another pass retries: nothing is lost, at worst delivered twice.
     deps.log.error({ err, delivery_id: delivery.id }, "recording a webhook attempt failed");
+  }
+}
+
+/**
+ * Records the outcome of an attempt the receiver answered. While the store refuses the write (down, or not answering
+ * in time), it is tried again, 50 ms later, then doubling to once a second, for as long as the lease is this node's:
+ * an outcome given up on would have the event sent again when the lease runs out, though the receiver has it.
+ */
+async function recordWhileLeased(deps: AttemptDeps, completion: Completion): Promise<void> {
+  const { delivery } = completion;
+  // What is left of the lease, counted down in the process's own time (the injected clock may stand still).
+  const leaseLeftMs = (delivery.lease_until ?? 0) - deps.clock.now();
+  const started = performance.now();
+  for (let delay = 50, tries = 1; ; delay = Math.min(delay * 2, recordRetryMaxMs), tries++) {
+    try {
+      await deps.attemptLog.record(completion);
+      if (tries > 1) deps.log.info({ delivery_id: delivery.id, tries }, "recorded the webhook attempt");
+      return;
+    } catch (err) {
+      if (performance.now() - started + delay >= leaseLeftMs) throw err;
+      if (tries === 1) {
+        deps.log.error({ err, delivery_id: delivery.id }, "recording a webhook attempt failed; recording it again");
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
   }
 }
