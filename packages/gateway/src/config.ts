@@ -164,7 +164,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     hookSecrets,
     startSandboxes: !flag(env, "GATEWAY_NO_SANDBOXES"),
     oauthClients,
-    redisKeyPrefix: env.GATEWAY_REDIS_KEY_PREFIX ?? "gateway:",
+    // Empty is unset, as for every variable: an empty prefix would share its keys with anything else in that Redis.
+    redisKeyPrefix: env.GATEWAY_REDIS_KEY_PREFIX || "gateway:",
     redisCommandTimeoutMs: milliseconds(env, "GATEWAY_REDIS_COMMAND_TIMEOUT_MS", 200),
     rateLimitsEnabled: !flag(env, "GATEWAY_NO_RATE_LIMITS"),
     // The bounds of a key's own limit: the RateLimit headers carry these numbers.

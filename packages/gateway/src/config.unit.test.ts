@@ -179,6 +179,11 @@ describe("URLs", () => {
   it("an empty GATEWAY_DATA_DIR is unset: ./data, not the working directory", () => {
     expect(loadConfig({ GATEWAY_DATA_DIR: "" }).dataDir).toBe(path.resolve("data"));
   });
+
+  it("an empty GATEWAY_REDIS_KEY_PREFIX is unset: gateway:, not keys without a prefix", () => {
+    expect(loadConfig({ GATEWAY_REDIS_KEY_PREFIX: "" }).redisKeyPrefix).toBe("gateway:");
+    expect(loadConfig({ GATEWAY_REDIS_KEY_PREFIX: "staging:" }).redisKeyPrefix).toBe("staging:");
+  });
 });
 
 describe("numbers", () => {

@@ -7,6 +7,7 @@ import { type CompiledOperation, fieldProblems } from "../providers/registry.ts"
 import type { ConnectionContext, OperationContext, Pagination } from "../providers/types.ts";
 import type { UpstreamClient } from "../providers/upstream.ts";
 import { requireScope } from "./auth.ts";
+import { sentMoreThanOnce } from "./raw-headers.ts";
 
 export interface SuccessEnvelope {
   data: unknown;
@@ -149,6 +150,12 @@ async function connectionFor(
     ]);
   }
   if (typeof header !== "string" || !connectionIdPattern.test(header)) {
+    // Node joins a repeated header's values with ", ": say so rather than call the joined ids malformed.
+    if (sentMoreThanOnce(request.raw.rawHeaders, "x-gateway-connection-id")) {
+      throw invalidRequest("X-Gateway-Connection-Id was sent more than once: send one connection id", [
+        { path: "/headers/x-gateway-connection-id", message: "was sent more than once" },
+      ]);
+    }
     throw invalidRequest("X-Gateway-Connection-Id must be conn_ followed by 22 letters and digits", [
       { path: "/headers/x-gateway-connection-id", message: "is malformed" },
     ]);

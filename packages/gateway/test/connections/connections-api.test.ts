@@ -3,6 +3,7 @@
 // provider, listing with filters and pages, and the input rules of create_connect_session.
 import fs from "node:fs";
 import path from "node:path";
+import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testStore } from "../harness.ts";
 import { connect, eventsOf, platform, rawConnection, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
@@ -55,6 +56,25 @@ describe("isolation and the credentials header", () => {
     expect(missing.status).toBe(400);
     const malformed = await shopping(s.t, "get_cart", "conn_short");
     expect(malformed.status).toBe(400);
+    // Sent twice, the header's values arrive joined: the answer says it was sent twice, not that an id is malformed.
+    const twice = await request(`${s.t.url}/v1/shopping/get_cart`, {
+      method: "POST",
+      headers: [
+        ["authorization", `Bearer ${s.t.key}`],
+        ["content-type", "application/json"],
+        ["x-gateway-connection-id", connection.id],
+        ["x-gateway-connection-id", connection.id],
+      ].flat(),
+      body: "{}",
+    });
+    expect(twice.statusCode).toBe(400);
+    expect(((await twice.body.json()) as any).error).toEqual({
+      code: "invalid_request",
+      message: "X-Gateway-Connection-Id was sent more than once: send one connection id",
+      details: [{ path: "/headers/x-gateway-connection-id", message: "was sent more than once" }],
+      request_id: twice.headers["x-request-id"],
+      retryable: false,
+    });
     const fromBrowser = await s.t.call(
       "shopping",
       "get_cart",
