@@ -28,6 +28,7 @@ export function Layout(props: {
     if (!first.current) heading.current?.focus();
     first.current = false;
   }, [props.title, props.path]);
+  useEffect(() => keepFocusOnPage(() => heading.current), []);
 
   return (
     <div class="shell">
@@ -91,4 +92,29 @@ export function Layout(props: {
       </main>
     </div>
   );
+}
+
+/**
+ * Focus that a control takes with it when it goes away or is disabled (a form while it sends, a revoked key's row, a
+ * secret's panel once dismissed) would fall to the document's body, where keyboard and screen reader users lose their
+ * place: it goes to the page's heading instead. Answers the function that stops watching.
+ */
+function keepFocusOnPage(heading: () => HTMLElement | null): () => void {
+  let last: Element | null = null;
+  const track = (event: FocusEvent) => {
+    last = event.target instanceof Element ? event.target : null;
+  };
+  const observer = new MutationObserver(() => {
+    const active = document.activeElement;
+    if (active !== null && active !== document.body) return;
+    if (last === null || (last.isConnected && !last.matches(":disabled"))) return;
+    if (document.querySelector("dialog[open]") !== null) return;
+    heading()?.focus();
+  });
+  document.addEventListener("focusin", track);
+  observer.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["disabled"] });
+  return () => {
+    document.removeEventListener("focusin", track);
+    observer.disconnect();
+  };
 }

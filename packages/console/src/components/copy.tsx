@@ -1,6 +1,6 @@
 // Copy to clipboard, and the "shown once" panel for secrets (API keys, webhook secrets) with its copy button.
 import type { ComponentChildren } from "preact";
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 
 export function CopyButton({
   text,
@@ -54,6 +54,8 @@ export function ShownOnce({
   children?: ComponentChildren;
 }) {
   const input = useRef<HTMLInputElement>(null);
+  // Shown, the secret takes focus (and is selected, ready to copy): a screen reader reads it out where it appeared.
+  useEffect(() => input.current?.focus(), []);
   return (
     <section class="shown-once" aria-labelledby="shown-once-title">
       <h3 id="shown-once-title">{label}</h3>

@@ -72,6 +72,8 @@ describe("the console in a browser", () => {
     await shown.waitFor();
     const key = await shown.inputValue();
     expect(key).toMatch(/^gwk_[0-9A-Za-z]{32}$/);
+    // The secret takes focus where it appears, selected for copying.
+    await page.waitForFunction(() => document.activeElement?.id === "shown-once-value");
     await screenshot(page, "02-keys-created");
     const response = await fetch(`${t.url}/v1/echo/say`, {
       method: "POST",
@@ -85,8 +87,21 @@ describe("the console in a browser", () => {
     await row.waitFor();
     expect(await row.textContent()).toContain(key.slice(0, 8));
     expect(await page.locator("#shown-once-value").count()).toBe(0);
+    // Focus leaves with the dismissed panel for the page's heading, not the document's body.
+    await page.waitForFunction(() => document.activeElement?.matches("h1") === true);
     await screenshot(page, "03-keys-list");
     expect(await accessibilityProblems(page)).toEqual([]);
+  });
+
+  it("keeps focus on the page when a revoked key's button goes away", async () => {
+    await page.getByLabel("Name").fill("short-lived");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    await page.getByRole("button", { name: "Revoke short-lived" }).click();
+    await page.getByRole("button", { name: "Revoke key" }).click();
+    await page.getByRole("row").filter({ hasText: "short-lived" }).filter({ hasText: "revoked" }).waitFor();
+    expect(await page.getByRole("button", { name: "Revoke short-lived" }).count()).toBe(0);
+    await page.waitForFunction(() => document.activeElement?.matches("h1") === true);
   });
 
   it("registers a webhook endpoint and shows a test event's delivery attempt", async () => {
