@@ -146,6 +146,19 @@ describe("a flow that ends without a connection", () => {
     expect(await connectionsOf("late_callback")).toEqual([]);
   });
 
+  it("a callback after the link expired, from a browser whose binding cookie expired with it: expired", async () => {
+    const session = await createSession(s.t, "late_cookie");
+    const browser = new FormBrowser();
+    const callback = await callbackUrl(browser, await toConsent(browser, session.connect_url));
+    s.clock.advance(31 * 60_000);
+    // A browser drops the binding cookie when its Max-Age, the link's remaining lifetime, ends: the browser that
+    // started comes back without it.
+    const ended = await new FormBrowser().get(callback.toString());
+    expect([ended.status, textOf(ended.html)]).toEqual([410, expect.stringContaining("This connect link has expired")]);
+    expect(await sessionRow("late_cookie")).toEqual({ status: "failed", failure: "expired", connection_id: null });
+    expect(await connectionsOf("late_cookie")).toEqual([]);
+  });
+
   it("a shop whose token endpoint fails: a clear page, the session failed, no connection", async () => {
     const session = await createSession(s.t, "shop_down");
     await armFault(s.sandboxUrl, { status: 503, path_prefix: "/oauth/token", count: 1 });

@@ -131,7 +131,10 @@ export class ConnectSessions {
     const session = state ? await sessionByState(db, state) : undefined;
     if (!state || !session) return { ok: false, failure: "unknown_link", session: undefined };
     if (session.status !== "started") return { ok: false, failure: "already_used", session };
-    if (!sameBrowser(session, bindingOf(session))) return { ok: false, failure: "other_browser", session };
+    // The binding cookie lives as long as the link: past it, the browser that started comes back without it, and the
+    // flow has expired whichever browser comes back.
+    const expired = session.expires_at <= clock.now();
+    if (!expired && !sameBrowser(session, bindingOf(session))) return { ok: false, failure: "other_browser", session };
     if (!(await claimCallback(db, session, state))) return { ok: false, failure: "already_used", session };
     if (session.expires_at <= clock.now()) return failSession(db, clock, session, "expired");
 
