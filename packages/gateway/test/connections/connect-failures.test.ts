@@ -60,6 +60,23 @@ describe("a flow that ends without a connection", () => {
     expect(await sessionRow("deny")).toEqual({ status: "failed", failure: "denied", connection_id: null });
   });
 
+  it("a shop that sends the browser back with server_error: the page says to try again in a few minutes", async () => {
+    const session = await createSession(s.t, "shop_failing_authorization");
+    const browser = new FormBrowser();
+    const callback = await callbackUrl(browser, await toConsent(browser, session.connect_url));
+    callback.searchParams.delete("code");
+    callback.searchParams.set("error", "server_error");
+    const ended = await browser.get(callback.toString());
+    expect([ended.status, textOf(ended.html)]).toEqual([
+      502,
+      expect.stringContaining("Sakura Market could not be reached, or did not answer properly, just now"),
+    ]);
+    expect(await sessionRow("shop_failing_authorization")).toMatchObject({
+      status: "failed",
+      failure: "provider_unavailable",
+    });
+  });
+
   it("a wrong password stays on the shop's sign-in page", async () => {
     const session = await createSession(s.t, "wrong_password");
     const flow = await runConnectFlow({ connectUrl: session.connect_url, username: "demo", password: "nope" });

@@ -147,8 +147,12 @@ export class ProviderOAuthClient {
     try {
       params = oauth.validateAuthResponse(server, this.client, callback.searchParams, expectedState);
     } catch (error) {
-      if (error instanceof oauth.AuthorizationResponseError)
+      if (error instanceof oauth.AuthorizationResponseError) {
+        // A server that sends the browser back saying it is failing or busy for now (RFC 6749 §4.1.2.1) is
+        // unavailable, as when its token endpoint says so: the page says to try again in a few minutes.
+        if (passing.has(error.error)) throw this.unavailable(`answered the authorization with ${error.error}`, error);
         throw new AuthorizationDenied(error.error, error.error_description);
+      }
       throw new AuthorizationDenied("invalid_callback", (error as Error).message);
     }
     try {

@@ -6,7 +6,13 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GatewayError } from "../errors.ts";
-import { maxAuthorizationAnswerBytes, maxTokenLength, ProviderOAuthClient, RefreshUnusable } from "./oauth-client.ts";
+import {
+  type AuthorizationDenied,
+  maxAuthorizationAnswerBytes,
+  maxTokenLength,
+  ProviderOAuthClient,
+  RefreshUnusable,
+} from "./oauth-client.ts";
 
 interface Answer {
   status: number;
@@ -128,6 +134,22 @@ describe("a code exchange the server fails", () => {
     expect(await failure(503, "invalid_request")).toBe("provider_unavailable");
     expect(await failure(400, "invalid_grant")).toBe("AuthorizationDenied");
     expect(await failure(401, "invalid_client")).toBe("AuthorizationDenied");
+  });
+});
+
+describe("an authorization the server answers with an error", () => {
+  it("is the server unavailable when it says it is busy or failing, and a refusal for any other error", async () => {
+    const failure = async (error: string) => {
+      const callback = new URL(`http://gateway.test/connect/callback?error=${error}&state=s1`);
+      const thrown = await client()
+        .exchangeCode(callback, "s1", "v".repeat(43), () => now)
+        .catch((caught: unknown) => caught);
+      return thrown instanceof GatewayError ? thrown.code : (thrown as AuthorizationDenied).error;
+    };
+    expect(await failure("temporarily_unavailable")).toBe("provider_unavailable");
+    expect(await failure("server_error")).toBe("provider_unavailable");
+    expect(await failure("access_denied")).toBe("access_denied");
+    expect(await failure("invalid_scope")).toBe("invalid_scope");
   });
 });
 
