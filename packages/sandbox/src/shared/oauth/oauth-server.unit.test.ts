@@ -245,4 +245,33 @@ describe("sandbox authorization server", () => {
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain("Wrong username or password.");
   });
+
+  it("marks its pages English and the shop's Japanese words, names and scopes Japanese", async () => {
+    const { challenge } = pkce();
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: "provider-gateway",
+      redirect_uri: redirectUri,
+      scope: "cart",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    });
+    const login = await (await fetch(`${base}/oauth/authorize?${query}`)).text();
+    expect(login).toContain('<html lang="en">');
+    expect(login).toContain('<h1>Sign in to <span lang="ja">さくらマーケット</span></h1>');
+    const signedIn = await fetch(`${base}/oauth/login`, {
+      method: "POST",
+      headers: formHeaders,
+      body: form({ request_id: field(login, "request_id"), username: "demo", password: "demo" }),
+      redirect: "manual",
+    });
+    const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+    const consent = await (
+      await fetch(new URL(signedIn.headers.get("location")!, base), { headers: { cookie } })
+    ).text();
+    expect(consent).toContain('Signed in as <strong><span lang="ja">デモ 太郎</span></strong>.');
+    expect(consent).toContain(
+      '<strong>cart</strong>: <span lang="ja">カートの閲覧と変更</span> (view and change your cart)',
+    );
+  });
 });

@@ -2,9 +2,16 @@
 // test can drive them with fetch (parse the form, post it) as well as with a real browser.
 import { escapeHtml as e } from "./http.ts";
 
+// The pages are in English; the shops' names, their users' names and their own words are Japanese. Each run of
+// Japanese text is marked as such, so that a screen reader reads each language with its own voice.
+const japanese = "[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}ー・々]+";
+const japaneseRun = new RegExp(`${japanese}(?:\\s+${japanese})*`, "gu");
+/** Escaped text of the page's body, with its Japanese runs in `<span lang="ja">`. */
+const t = (text: string) => e(text).replace(japaneseRun, (run) => `<span lang="ja">${run}</span>`);
+
 function layout(siteName: string, title: string, body: string): string {
   return `<!doctype html>
-<html lang="ja">
+<html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -18,7 +25,7 @@ button{margin-top:1.2rem;padding:.6rem 1.2rem;font-size:1rem;border-radius:6px;b
 button.primary{background:#c0392b;color:#fff;border-color:#c0392b}.error{color:#b00020}.muted{color:#666;font-size:.9rem}
 </style>
 </head>
-<body><main><p class="muted">${e(siteName)}</p>
+<body><main><p class="muted">${t(siteName)}</p>
 ${body}
 </main></body>
 </html>`;
@@ -28,9 +35,9 @@ export function loginPage(siteName: string, requestId: string, clientName: strin
   return layout(
     siteName,
     "Sign in",
-    `<h1>Sign in to ${e(siteName)}</h1>
-<p>${e(clientName)} asks to connect to your account.</p>
-${error ? `<p class="error" role="alert">${e(error)}</p>` : ""}
+    `<h1>Sign in to ${t(siteName)}</h1>
+<p>${t(clientName)} asks to connect to your account.</p>
+${error ? `<p class="error" role="alert">${t(error)}</p>` : ""}
 <form method="post" action="/oauth/login">
 <input type="hidden" name="request_id" value="${e(requestId)}">
 <label for="username">Username</label><input id="username" name="username" type="text" autocomplete="username" required>
@@ -49,12 +56,12 @@ export function consentPage(
   userName: string,
   scopes: { scope: string; description: string }[],
 ): string {
-  const items = scopes.map((s) => `<li><strong>${e(s.scope)}</strong>: ${e(s.description)}</li>`).join("");
+  const items = scopes.map((s) => `<li><strong>${e(s.scope)}</strong>: ${t(s.description)}</li>`).join("");
   return layout(
     siteName,
     "Allow access",
-    `<h1>Allow ${e(clientName)} to use your account?</h1>
-<p>Signed in as <strong>${e(userName)}</strong>. ${e(clientName)} will be able to:</p>
+    `<h1>Allow ${t(clientName)} to use your account?</h1>
+<p>Signed in as <strong>${t(userName)}</strong>. ${t(clientName)} will be able to:</p>
 <ul>${items}</ul>
 <form method="post" action="/oauth/consent">
 <input type="hidden" name="request_id" value="${e(requestId)}">
@@ -66,5 +73,5 @@ export function consentPage(
 }
 
 export function errorPage(siteName: string, title: string, message: string): string {
-  return layout(siteName, title, `<h1>${e(title)}</h1><p class="error" role="alert">${e(message)}</p>`);
+  return layout(siteName, title, `<h1>${t(title)}</h1><p class="error" role="alert">${t(message)}</p>`);
 }
