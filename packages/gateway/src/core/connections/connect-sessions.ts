@@ -136,7 +136,7 @@ export class ConnectSessions {
     const expired = session.expires_at <= clock.now();
     if (!expired && !sameBrowser(session, bindingOf(session))) return { ok: false, failure: "other_browser", session };
     if (!(await claimCallback(db, session, state))) return { ok: false, failure: "already_used", session };
-    if (session.expires_at <= clock.now()) return failSession(db, clock, session, "expired");
+    if (expired) return failSession(db, clock, session, "expired");
 
     const client = this.client(session.provider_id);
     let tokens: TokenSet;
