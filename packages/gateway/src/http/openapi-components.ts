@@ -59,8 +59,12 @@ export const sharedComponents = {
       name: "Idempotency-Key",
       in: "header",
       required: false,
-      description: "Makes a retry safe: the first answer is replayed for 24 hours.",
-      schema: { type: "string", minLength: 1, maxLength: 255 },
+      description:
+        "Makes a retry safe: the first answer is replayed for 24 hours. The key is 1 to 255 printable ASCII characters, " +
+        'sent as they are or as an RFC 9651 quoted string (`"…"`, with `\\"` and `\\\\` escapes), so up to 512 ' +
+        "characters as sent.",
+      // The header as sent: a quoted key of 255 characters, each escaped, is 512 long.
+      schema: { type: "string", minLength: 1, maxLength: 512, pattern: "^[\\x20-\\x7E]+$" },
     },
   },
   headers: {

@@ -1,6 +1,7 @@
 // The OpenAPI document: served at /openapi.json, lint-clean under Redocly's recommended rules, and carrying the
 // x- markers and error responses every operation must have.
 import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
 
@@ -70,6 +71,23 @@ describe("response headers in the document", () => {
     const read = document.paths["/v1/catalog/product_detail"].post.responses;
     expect(names(read["200"])).toEqual(limits);
     expect(document.components.headers.RetryAfter.schema).toEqual({ type: "integer", minimum: 1 });
+  });
+
+  it("declares the Idempotency-Key header as sent, the quoted form included", async () => {
+    const valid = new Ajv().compile(document.components.parameters.IdempotencyKey.schema);
+    const send = (key: string) =>
+      fetch(`${t.url}/v1/platform/create_api_key`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json", "idempotency-key": key },
+        body: JSON.stringify({ scopes: ["opendata"] }),
+      }).then((response) => response.status);
+    // The longest key the gateway takes: 255 backslashes, each escaped, quoted.
+    const longest = `"${"\\\\".repeat(255)}"`;
+    expect(longest).toHaveLength(512);
+    for (const key of ["k", "a".repeat(255), `"${"a".repeat(255)}"`, longest]) {
+      expect([key.length, valid(key), await send(key)]).toEqual([key.length, true, 200]);
+    }
+    for (const key of ["a".repeat(513), "", "caf\u00e9"]) expect([key, valid(key)]).toEqual([key, false]);
   });
 });
 
