@@ -26,8 +26,8 @@ function pkce() {
   return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
 }
 
-/** Signs in as demo and answers consent; resolves the redirect back (code or error) as a URL. */
-async function authorize(params: Record<string, string>, decision = "allow"): Promise<URL> {
+/** Opens the authorization page and signs in as demo: the sign-in and consent pages, and the signed-in cookie. */
+async function toConsent(params: Record<string, string>) {
   const query = new URLSearchParams({
     response_type: "code",
     client_id: "provider-gateway",
@@ -43,6 +43,12 @@ async function authorize(params: Record<string, string>, decision = "allow"): Pr
   });
   const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
   const consent = await (await fetch(new URL(signedIn.headers.get("location")!, base), { headers: { cookie } })).text();
+  return { login, consent, cookie };
+}
+
+/** Signs in as demo and answers consent; resolves the redirect back (code or error) as a URL. */
+async function authorize(params: Record<string, string>, decision = "allow"): Promise<URL> {
+  const { consent, cookie } = await toConsent(params);
   const answered = await fetch(`${base}/oauth/consent`, {
     method: "POST",
     headers: { ...formHeaders, cookie },
@@ -247,28 +253,13 @@ describe("sandbox authorization server", () => {
   });
 
   it("marks its pages English and the shop's Japanese words, names and scopes Japanese", async () => {
-    const { challenge } = pkce();
-    const query = new URLSearchParams({
-      response_type: "code",
-      client_id: "provider-gateway",
-      redirect_uri: redirectUri,
+    const { login, consent } = await toConsent({
       scope: "cart",
-      code_challenge: challenge,
+      code_challenge: pkce().challenge,
       code_challenge_method: "S256",
     });
-    const login = await (await fetch(`${base}/oauth/authorize?${query}`)).text();
     expect(login).toContain('<html lang="en">');
     expect(login).toContain('<h1>Sign in to <span lang="ja">さくらマーケット</span></h1>');
-    const signedIn = await fetch(`${base}/oauth/login`, {
-      method: "POST",
-      headers: formHeaders,
-      body: form({ request_id: field(login, "request_id"), username: "demo", password: "demo" }),
-      redirect: "manual",
-    });
-    const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
-    const consent = await (
-      await fetch(new URL(signedIn.headers.get("location")!, base), { headers: { cookie } })
-    ).text();
     expect(consent).toContain('Signed in as <strong><span lang="ja">デモ 太郎</span></strong>.');
     expect(consent).toContain(
       '<strong>cart</strong>: <span lang="ja">カートの閲覧と変更</span> (view and change your cart)',
