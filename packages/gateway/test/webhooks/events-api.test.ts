@@ -166,4 +166,25 @@ describe("event API", () => {
       details: { reason: "no_webhook_endpoint" },
     });
   });
+
+  it("sets the endpoint of an account without one from calls made at the same time: one creates it", async () => {
+    const setup = await setupWebhooks();
+    await setup.gateway.call("platform", "delete_webhook_endpoint");
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, async (_, index) => {
+        const response = await setup.gateway.call("platform", "set_webhook_endpoint", {
+          url: `${setup.receiver.url}?call=${index}`,
+          event_types: ["*"],
+        });
+        return { status: response.status, body: (await response.json()) as Json };
+      }),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const secrets = answers.map((answer) => answer.body.data.secret).filter((secret) => secret !== null);
+    expect(secrets).toHaveLength(1);
+    const ids = new Set(answers.map((answer) => (answer.body.data.endpoint as { id: string }).id));
+    expect(ids.size).toBe(1);
+    const { db } = setup.gateway.gateway.core.store;
+    expect(await db.selectFrom("webhook_secrets").selectAll().execute()).toHaveLength(1);
+  });
 });

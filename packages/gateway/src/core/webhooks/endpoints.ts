@@ -81,29 +81,40 @@ export class WebhookEndpoints {
     const types = JSON.stringify(checkEventTypes(input.event_types));
     const now = this.clock.now();
     const result = await this.db.transaction().execute(async (trx) => {
-      const existing = await this.find(trx, accountId);
-      if (existing) {
-        await trx
-          .updateTable("webhook_endpoints")
-          .set({ url, event_types: types, updated_at: now })
-          .where("id", "=", existing.id)
-          .execute();
-        return {
-          endpoint: await this.viewOf(trx, { ...existing, url, event_types: types, updated_at: now }),
-          secret: null,
+      for (;;) {
+        const existing = await this.find(trx, accountId);
+        if (existing) {
+          const updated = await trx
+            .updateTable("webhook_endpoints")
+            .set({ url, event_types: types, updated_at: now })
+            .where("id", "=", existing.id)
+            .executeTakeFirst();
+          // Deleted by a call at the same time (on PostgreSQL this one waited for it): this call creates a new one.
+          if (Number(updated.numUpdatedRows) === 0) continue;
+          return {
+            endpoint: await this.viewOf(trx, { ...existing, url, event_types: types, updated_at: now }),
+            secret: null,
+          };
+        }
+        const row = {
+          id: newId("we", 16),
+          account_id: accountId,
+          url,
+          event_types: types,
+          created_at: now,
+          updated_at: now,
         };
+        // Calls at the same time on an account without an endpoint: one creates it (on PostgreSQL the others wait
+        // here for it to commit), and the others change the endpoint it made, as a later call would.
+        const inserted = await trx
+          .insertInto("webhook_endpoints")
+          .values(row)
+          .onConflict((oc) => oc.column("account_id").doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) continue;
+        const secret = await this.secrets.issue(trx, row.id, now);
+        return { endpoint: await this.viewOf(trx, row), secret };
       }
-      const row = {
-        id: newId("we", 16),
-        account_id: accountId,
-        url,
-        event_types: types,
-        created_at: now,
-        updated_at: now,
-      };
-      await trx.insertInto("webhook_endpoints").values(row).execute();
-      const secret = await this.secrets.issue(trx, row.id, now);
-      return { endpoint: await this.viewOf(trx, row), secret };
     });
     this.changed(result.endpoint.id);
     return result;
