@@ -84,3 +84,13 @@ describe("an endpoint changed while a claimed delivery waits for a slot", () => 
     expect(request?.headers["gateway-signature"]).toBe(`t=${t},v2=${hmac(secret, `${t}.${request?.body}`)}`);
   });
 });
+
+describe("deletions of the endpoint at the same time", () => {
+  it("delete it once: the others answer 404, as they would after it", async () => {
+    const setup = await setupWebhooks();
+    const statuses = await Promise.all(
+      Array.from({ length: 6 }, async () => (await setup.gateway.call("platform", "delete_webhook_endpoint")).status),
+    );
+    expect(statuses.toSorted()).toEqual([200, 404, 404, 404, 404, 404]);
+  });
+});

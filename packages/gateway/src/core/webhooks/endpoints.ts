@@ -129,7 +129,13 @@ export class WebhookEndpoints {
   async delete(accountId: string): Promise<{ id: string }> {
     const now = this.clock.now();
     const result = await this.db.transaction().execute(async (trx) => {
-      const row = await this.find(trx, accountId);
+      // The endpoint's row first: of deletions at the same time, only the one that removed it answers that it did (on
+      // PostgreSQL the others wait for it, then find nothing: 404, as they would after it).
+      const row = await trx
+        .deleteFrom("webhook_endpoints")
+        .where("account_id", "=", accountId)
+        .returning("id")
+        .executeTakeFirst();
       if (!row) throw noEndpoint();
       // A claimed delivery keeps its lease: an attempt of it already under way finishes, and a 2xx still counts
       // (AttemptLog takes a success for a failed delivery that holds a lease, which only a deletion leaves).
@@ -140,7 +146,6 @@ export class WebhookEndpoints {
         .where("status", "=", "pending")
         .execute();
       await trx.deleteFrom("webhook_secrets").where("endpoint_id", "=", row.id).execute();
-      await trx.deleteFrom("webhook_endpoints").where("id", "=", row.id).execute();
       return { id: row.id };
     });
     this.changed(result.id);
