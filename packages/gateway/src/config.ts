@@ -133,6 +133,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error("GATEWAY_DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite store)");
   }
+  const webhookTimeoutMs = milliseconds(env, "GATEWAY_WEBHOOK_TIMEOUT_MS", 10_000);
+  const webhookLeaseMs = milliseconds(env, "GATEWAY_WEBHOOK_LEASE_MS", 60_000);
+  // A lease that ends while its attempt still waits for the receiver hands the delivery to a node (this one too)
+  // that sends it again, and again at every lease, whatever the retry schedule says.
+  if (webhookLeaseMs <= webhookTimeoutMs) {
+    throw new Error(
+      `GATEWAY_WEBHOOK_LEASE_MS (${webhookLeaseMs}) must be longer than GATEWAY_WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs}): a delivery's lease must outlast its attempt`,
+    );
+  }
   return {
     env: environment(env),
     host: env.HOST ? parseHost("HOST", env.HOST) : "127.0.0.1",
@@ -156,9 +165,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     upstreamTimeoutMs: milliseconds(env, "GATEWAY_UPSTREAM_TIMEOUT_MS", 10_000),
     keyCacheTtlMs: milliseconds(env, "GATEWAY_KEY_CACHE_TTL_MS", 2_000, 0),
     webhookAllowPrivate: flag(env, "GATEWAY_WEBHOOK_ALLOW_PRIVATE"),
-    webhookTimeoutMs: milliseconds(env, "GATEWAY_WEBHOOK_TIMEOUT_MS", 10_000),
+    webhookTimeoutMs,
     webhookPollIntervalMs: milliseconds(env, "GATEWAY_WEBHOOK_POLL_INTERVAL_MS", 1_000),
-    webhookLeaseMs: milliseconds(env, "GATEWAY_WEBHOOK_LEASE_MS", 60_000),
+    webhookLeaseMs,
     webhookConcurrency: integer(env, "GATEWAY_WEBHOOK_CONCURRENCY", 64, { min: 1 }),
     webhookWorker: !flag(env, "GATEWAY_NO_WEBHOOK_WORKER"),
     hookSecrets,

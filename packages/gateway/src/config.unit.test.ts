@@ -220,6 +220,17 @@ describe("numbers", () => {
     );
   });
 
+  it("refuses a webhook lease that ends before its attempt's timeout", () => {
+    expect(() => loadConfig({ GATEWAY_WEBHOOK_TIMEOUT_MS: "5000", GATEWAY_WEBHOOK_LEASE_MS: "5000" })).toThrow(
+      "GATEWAY_WEBHOOK_LEASE_MS (5000) must be longer than GATEWAY_WEBHOOK_TIMEOUT_MS (5000): a delivery's lease must outlast its attempt",
+    );
+    expect(() => loadConfig({ GATEWAY_WEBHOOK_LEASE_MS: "2000" })).toThrow(
+      "GATEWAY_WEBHOOK_LEASE_MS (2000) must be longer than GATEWAY_WEBHOOK_TIMEOUT_MS (10000)",
+    );
+    const config = loadConfig({ GATEWAY_WEBHOOK_TIMEOUT_MS: "1500", GATEWAY_WEBHOOK_LEASE_MS: "2000" });
+    expect([config.webhookTimeoutMs, config.webhookLeaseMs]).toEqual([1500, 2000]);
+  });
+
   it("takes 0 where it means something: no key cache, no waiting for a repeated Idempotency-Key", () => {
     const config = loadConfig({ GATEWAY_KEY_CACHE_TTL_MS: "0", GATEWAY_IDEMPOTENCY_WAIT_MS: "0" });
     expect([config.keyCacheTtlMs, config.idempotencyWaitMs]).toEqual([0, 0]);

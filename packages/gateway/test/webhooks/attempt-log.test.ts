@@ -48,7 +48,7 @@ it("keeps the outcomes of a batch when one of them cannot be written", async () 
 it("records an answer holding NUL bytes (refused by PostgreSQL's text), so the delivery ends after one attempt", async () => {
   const s = await setupWebhooks({
     answer: () => ({ status: 200, body: "ok\u0000done" }),
-    env: { GATEWAY_WEBHOOK_LEASE_MS: "1500" },
+    env: { GATEWAY_WEBHOOK_TIMEOUT_MS: "1000", GATEWAY_WEBHOOK_LEASE_MS: "1500" },
   });
   const event = await sendTestEvent(s.gateway);
   const delivery = await attemptsRecorded(s.gateway, event.id, 1);

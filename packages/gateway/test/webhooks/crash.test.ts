@@ -138,7 +138,7 @@ describe("a killed gateway process", () => {
       node: first,
       call,
     } = await firstNode({
-      GATEWAY_WEBHOOK_TIMEOUT_MS: "5000",
+      GATEWAY_WEBHOOK_TIMEOUT_MS: "1500",
       GATEWAY_WEBHOOK_LEASE_MS: "2000",
       GATEWAY_WEBHOOK_CONCURRENCY: "8",
       GATEWAY_RATE_LIMIT_PER_MINUTE: "1000000",
