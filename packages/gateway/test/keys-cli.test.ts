@@ -56,6 +56,22 @@ describe.skipIf(testStore() !== "sqlite")("gateway keys", { timeout: 60_000 }, (
     );
   });
 
+  it("list names a key past its expiry expired, not active", async () => {
+    const { key } = JSON.parse((await gatewayCli(["keys", "create", "--scopes", "*", "--json"])).stdout);
+    const expiresAt = new Date(Math.ceil((Date.now() + 1500) / 1000) * 1000).toISOString();
+    const created = await fetch(`${t.url}/v1/platform/create_api_key`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "short-lived", scopes: ["catalog"], expires_at: expiresAt }),
+    });
+    expect(created.status).toBe(200);
+    const { id } = ((await created.json()) as { data: { api_key: { id: string } } }).data.api_key;
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) - Date.now() + 50));
+    const listed = await gatewayCli(["keys", "list"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${id}  gwk_\\w{4}…  catalog  expired  short-lived$`, "m"));
+  });
+
   it("revoke: the gateway refuses the key once its cache entry expires", async () => {
     const { key, id } = JSON.parse((await gatewayCli(["keys", "create", "--scopes", "platform", "--json"])).stdout);
     expect((await listKeys(key)).status).toBe(200);

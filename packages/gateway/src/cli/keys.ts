@@ -1,7 +1,7 @@
 // gateway keys create|list|revoke: API keys managed straight in the store.
 import { Command } from "commander";
 import { Accounts } from "../core/accounts.ts";
-import { ApiKeys, apiKeyBounds } from "../core/api-keys.ts";
+import { ApiKeys, type ApiKeyView, apiKeyBounds } from "../core/api-keys.ts";
 import { providers } from "../providers/registry.ts";
 import { clock, print, withStore } from "./shared.ts";
 
@@ -71,16 +71,18 @@ export function keysCommand(): Command {
     .action(async (options: { account: string; json?: boolean }) => {
       await withStore(async (store) => {
         const apiKeys = new ApiKeys(store.db, clock, 0, providers);
-        const list = [];
+        const list: ApiKeyView[] = [];
         for (let cursor: string | undefined, more = true; more; ) {
           const page = await apiKeys.list(options.account, { cursor, limit: 100 });
           list.push(...page.apiKeys);
           cursor = page.pagination.next_cursor ?? undefined;
           more = cursor !== undefined;
         }
-        const lines = list.map(
-          (k) => `${k.id}  ${k.key_prefix}…  ${k.scopes.join(",")}  ${k.revoked_at ? "revoked" : "active"}  ${k.name}`,
-        );
+        const now = clock.now();
+        // A key past its expiry is refused as surely as a revoked one: it is not shown as active.
+        const state = (k: ApiKeyView) =>
+          k.revoked_at ? "revoked" : k.expires_at && Date.parse(k.expires_at) <= now ? "expired" : "active";
+        const lines = list.map((k) => `${k.id}  ${k.key_prefix}…  ${k.scopes.join(",")}  ${state(k)}  ${k.name}`);
         print(options.json === true, list, lines.join("\n") || "No keys.");
       });
     });
