@@ -72,6 +72,29 @@ describe.skipIf(testStore() !== "sqlite")("gateway keys", { timeout: 60_000 }, (
     expect(listed.stdout).toMatch(new RegExp(`^${id}  gwk_\\w{4}…  catalog  expired  short-lived$`, "m"));
   });
 
+  it("list escapes control characters of a name chosen through the API, so that it cannot forge a line", async () => {
+    const { key } = JSON.parse((await gatewayCli(["keys", "create", "--scopes", "*", "--json"])).stdout);
+    const name = "\u001b[2K\rkey_0000000000000000  gwk_AAAA…  *  active\n\u202eevil";
+    const created = await fetch(`${t.url}/v1/platform/create_api_key`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ name, scopes: ["catalog"] }),
+    });
+    expect(created.status).toBe(200);
+    const { id } = ((await created.json()) as { data: { api_key: { id: string } } }).data.api_key;
+    const listed = await gatewayCli(["keys", "list"]);
+    expect(listed.code).toBe(0);
+    const line = listed.stdout.split("\n").find((l) => l.startsWith(id));
+    expect(line).toMatch(
+      / {2}catalog {2}active {2}\\u001b\[2K\\u000dkey_0{16} {2}gwk_AAAA… {2}\* {2}active\\u000a\\u202eevil$/,
+    );
+    expect(listed.stdout).not.toContain("\u001b");
+    expect(listed.stdout).not.toMatch(/^key_0{16}/m);
+    // --json keeps the name as it is.
+    const json = JSON.parse((await gatewayCli(["keys", "list", "--json"])).stdout) as { id: string; name: string }[];
+    expect(json.find((k) => k.id === id)?.name).toBe(name);
+  });
+
   it("revoke: the gateway refuses the key once its cache entry expires", async () => {
     const { key, id } = JSON.parse((await gatewayCli(["keys", "create", "--scopes", "platform", "--json"])).stdout);
     expect((await listKeys(key)).status).toBe(200);

@@ -11,7 +11,7 @@ import { type ConnectionView, toConnectionView } from "../core/connections/views
 import { Registry } from "../providers/registry.ts";
 import type { Store } from "../store/database.ts";
 import { runConnectFlow } from "./connect-flow.ts";
-import { clock, fetchOrSay, print, withStore } from "./shared.ts";
+import { clock, fetchOrSay, print, printable, withStore } from "./shared.ts";
 
 interface Common {
   url?: string;
@@ -189,7 +189,9 @@ export function connectionsCommand(): Command {
             ...(options.externalRef && { external_ref: options.externalRef }),
           })
         : await withStore((store) => listFromStore(store, options.account ?? "default", options));
-      const lines = list.map((c) => `${c.id}  ${c.provider_id}  ${c.status}  ${c.external_ref}  ${c.created_at}`);
+      const lines = list.map(
+        (c) => `${c.id}  ${c.provider_id}  ${c.status}  ${printable(c.external_ref)}  ${c.created_at}`,
+      );
       print(options.json === true, list, lines.join("\n") || "No connections.");
     });
   return connections;

@@ -3,7 +3,7 @@ import { Command } from "commander";
 import { Accounts } from "../core/accounts.ts";
 import { ApiKeys, type ApiKeyView, apiKeyBounds } from "../core/api-keys.ts";
 import { providers } from "../providers/registry.ts";
-import { clock, print, withStore } from "./shared.ts";
+import { clock, print, printable, withStore } from "./shared.ts";
 
 const { nameMaxLength, scopesMaxItems, rateLimitMax } = apiKeyBounds;
 
@@ -82,7 +82,9 @@ export function keysCommand(): Command {
         // A key past its expiry is refused as surely as a revoked one: it is not shown as active.
         const state = (k: ApiKeyView) =>
           k.revoked_at ? "revoked" : k.expires_at && Date.parse(k.expires_at) <= now ? "expired" : "active";
-        const lines = list.map((k) => `${k.id}  ${k.key_prefix}…  ${k.scopes.join(",")}  ${state(k)}  ${k.name}`);
+        const lines = list.map(
+          (k) => `${k.id}  ${k.key_prefix}…  ${k.scopes.join(",")}  ${state(k)}  ${printable(k.name)}`,
+        );
         print(options.json === true, list, lines.join("\n") || "No keys.");
       });
     });
