@@ -17,7 +17,13 @@ const ApiKey = Type.Object(
     created_at: Type.String({ format: "date-time" }),
     expires_at: Nullable(Type.String({ format: "date-time" })),
     revoked_at: Nullable(Type.String({ format: "date-time" })),
-    last_used_at: Nullable(Type.String({ format: "date-time" })),
+    last_used_at: Nullable(
+      Type.String({
+        format: "date-time",
+        description:
+          "When the key was last accepted, to within a minute: each gateway node writes it at most once a minute per key.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
