@@ -2,6 +2,7 @@
 // input or generated and shown once; the user then signs in at /console, and a new password or a deletion ends the
 // user's sessions. (SQLite only: the CLI opens the store the environment names.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Users } from "../../src/core/users/users.ts";
 import { runCli } from "../cli.ts";
 import { type TestGateway, testStore } from "../harness.ts";
 import { ConsoleClient, startConsoleGateway } from "./console-client.ts";
@@ -99,6 +100,24 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
     );
     expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/^gateway: The password must have at least \d+ characters\n$/);
+  });
+
+  it("refuses a password of spaces only, counts a password's characters rather than its UTF-16 units, and refuses an email with control characters", async () => {
+    const users = new Users(t.gateway.core.store.db, t.gateway.core.clock);
+    const create = (email: string, password: string) => users.create({ email, accountId: "default", password });
+    await expect(create("spaces@example.com", " ".repeat(12))).rejects.toThrow("The password must not be only spaces");
+    // Nine emoji are eighteen UTF-16 units, and nine characters.
+    await expect(create("emoji@example.com", "🔑".repeat(9))).rejects.toThrow(
+      "The password must have at least 10 characters",
+    );
+    expect((await create("emoji@example.com", "🔑".repeat(10))).email).toBe("emoji@example.com");
+    await expect(users.setPassword("emoji@example.com", "\t".repeat(10))).rejects.toThrow(
+      "The password must not be only spaces",
+    );
+    await expect(create("ops\u001b[31m@example.com", "a long passphrase")).rejects.toThrow(
+      '"ops\\u001b[31m@example.com" is not an email',
+    );
+    expect((await users.list()).map((user) => user.email)).not.toContain("spaces@example.com");
   });
 
   it("deletes a user: signing in and the user's open sessions stop working", async () => {

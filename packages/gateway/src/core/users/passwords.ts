@@ -1,6 +1,7 @@
 // Password hashing with scrypt (node:crypto): a random salt per password, parameters stored with the hash so they
 // can be raised later without invalidating existing hashes, and a timing-safe comparison.
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { invalidRequest } from "../errors.ts";
 
 const defaults = { logN: 15, r: 8, p: 1 };
 const keyLength = 32;
@@ -38,3 +39,14 @@ export async function verifyDecoy(password: string): Promise<false> {
 }
 
 export const minPasswordLength = 10;
+
+/**
+ * A console password's rule: at least `minPasswordLength` characters (code points, so that five emoji are five), not
+ * all of them spaces. Throws the 400 that says so.
+ */
+export function checkPassword(password: string): void {
+  if ([...password].length < minPasswordLength) {
+    throw invalidRequest(`The password must have at least ${minPasswordLength} characters`);
+  }
+  if (password.trim() === "") throw invalidRequest("The password must not be only spaces");
+}

@@ -5,7 +5,7 @@ import type { ConsoleUsersTable, Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import { conflict, invalidRequest, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { hashPassword, minPasswordLength, verifyDecoy, verifyPassword } from "./passwords.ts";
+import { checkPassword, hashPassword, verifyDecoy, verifyPassword } from "./passwords.ts";
 
 export interface ConsoleUser {
   id: string;
@@ -15,7 +15,8 @@ export interface ConsoleUser {
   last_sign_in_at: number | null;
 }
 
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// No spaces and no control characters (an email is printed as it is, by `users list` too).
+const emailPattern = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 const view = ({ password_hash: _, ...user }: ConsoleUsersTable): ConsoleUser => user;
@@ -28,10 +29,9 @@ export class Users {
 
   async create(input: { email: string; accountId: string; password: string }): Promise<ConsoleUser> {
     const email = normaliseEmail(input.email);
-    if (!emailPattern.test(email) || email.length > 254) throw invalidRequest(`"${input.email}" is not an email`);
-    if (input.password.length < minPasswordLength) {
-      throw invalidRequest(`The password must have at least ${minPasswordLength} characters`);
-    }
+    if (!emailPattern.test(email) || email.length > 254)
+      throw invalidRequest(`${JSON.stringify(input.email)} is not an email`);
+    checkPassword(input.password);
     const existing = await this.db.selectFrom("console_users").select("id").where("email", "=", email).execute();
     if (existing.length > 0) throw conflict(`A console user with the email ${email} exists already`);
     const row: ConsoleUsersTable = {
@@ -55,9 +55,7 @@ export class Users {
 
   /** Replaces the user's password and ends every session the user had. */
   async setPassword(email: string, password: string): Promise<ConsoleUser> {
-    if (password.length < minPasswordLength) {
-      throw invalidRequest(`The password must have at least ${minPasswordLength} characters`);
-    }
+    checkPassword(password);
     const passwordHash = await hashPassword(password);
     return this.db.transaction().execute(async (trx) => {
       const row = await byEmail(trx, email);
