@@ -58,6 +58,19 @@ describe("webhook retries", () => {
     });
   });
 
+  it("retry after a TLS handshake that failed, said without OpenSSL's source lines", async () => {
+    const setup = await setupWebhooks();
+    // The receiver speaks plain HTTP: an https URL to it fails in the handshake.
+    await setEndpoint(setup.gateway, setup.receiver.url.replace(/^http:/, "https:"));
+    const event = await sendTestEvent(setup.gateway);
+    const first = await attemptsRecorded(setup.gateway, event.id, 1);
+    expect(first.attempts[0]).toMatchObject({
+      status_code: null,
+      error: "ERR_SSL_WRONG_VERSION_NUMBER: the TLS handshake failed",
+    });
+    expect(first.status).toBe("pending");
+  });
+
   it("retry after a 302 without following the redirect", async () => {
     const elsewhere = await startReceiver();
     try {

@@ -133,6 +133,8 @@ function describe(error: unknown, timedOut: boolean, timeoutMs: number): string 
     if (code === "ECONNREFUSED") return "connection refused";
     if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "the host name does not resolve";
     if (code?.includes("TIMEOUT")) return `timeout: no complete answer within ${timeoutMs} ms`;
+    // OpenSSL's own message ends with its source file and line: the code says what went wrong.
+    if (code?.startsWith("ERR_SSL_")) return `${code}: the TLS handshake failed`;
     if (code && code !== "UND_ERR_SOCKET") return `${code}: ${current.message}`;
     current = current.cause;
   }
