@@ -21,6 +21,9 @@ export function EventDetailPage({ eventId }: { eventId: string }) {
     await api.operation("redeliver_event", { event_id: eventId });
     await deliveries.reload();
   });
+  // Disabled while the user's own refresh runs, not the page's own every 2 seconds: a focused button that is disabled
+  // loses focus, which would leave it for the page's heading at every tick.
+  const refresh = useAction(() => deliveries.reload());
   const pending = deliveries.data?.some((d) => d.status === "pending") ?? false;
   useInterval(() => void deliveries.reload(), 2000, pending);
 
@@ -65,8 +68,8 @@ export function EventDetailPage({ eventId }: { eventId: string }) {
             <button
               type="button"
               class="button-secondary"
-              onClick={() => void deliveries.reload()}
-              disabled={deliveries.loading}
+              onClick={() => void refresh.run()}
+              disabled={refresh.pending}
             >
               Refresh
             </button>
