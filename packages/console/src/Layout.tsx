@@ -95,21 +95,35 @@ export function Layout(props: {
 }
 
 /**
- * Focus that a control takes with it when it goes away or is disabled (a form while it sends, a revoked key's row, a
- * secret's panel once dismissed) would fall to the document's body, where keyboard and screen reader users lose their
- * place: it goes to the page's heading instead. Answers the function that stops watching.
+ * Focus that a control takes with it would fall to the document's body, where keyboard and screen reader users lose
+ * their place. A control disabled while its action runs (a form while it sends, Refresh while it reads) gets it back
+ * once it is enabled again; one that goes away (a secret's panel once dismissed, a revoked key's button) leaves it for
+ * the page's heading. Answers the function that stops watching.
  */
 function keepFocusOnPage(heading: () => HTMLElement | null): () => void {
-  let last: Element | null = null;
+  let last: HTMLElement | null = null;
+  // The control that was focused when it was disabled, while focus waits for it.
+  let waiting: HTMLElement | null = null;
   const track = (event: FocusEvent) => {
-    last = event.target instanceof Element ? event.target : null;
+    last = event.target instanceof HTMLElement ? event.target : null;
+    waiting = null;
   };
   const observer = new MutationObserver(() => {
+    if (last === null || document.querySelector("dialog[open]") !== null) return;
     const active = document.activeElement;
+    // The browser lets go of a disabled control's focus at its next rendering, after this runs: it is still the
+    // active element here, or the body already.
+    if (last.isConnected && last.matches(":disabled")) {
+      if (active === last || active === document.body) waiting = last;
+      return;
+    }
     if (active !== null && active !== document.body) return;
-    if (last === null || (last.isConnected && !last.matches(":disabled"))) return;
-    if (document.querySelector("dialog[open]") !== null) return;
-    heading()?.focus();
+    if (!last.isConnected) {
+      heading()?.focus();
+    } else if (waiting === last) {
+      waiting = null;
+      last.focus();
+    }
   });
   document.addEventListener("focusin", track);
   observer.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["disabled"] });

@@ -127,6 +127,14 @@ describe("the console in a browser", () => {
     expect(await page.getByText(String(delivered?.headers["gateway-event-id"])).first().isVisible()).toBe(true);
     await screenshot(page, "05-event-delivery");
     expect(await accessibilityProblems(page)).toEqual([]);
+    // Refresh, disabled while it reads, has the focus again once it is done.
+    const refresh = page.getByRole("button", { name: "Refresh" });
+    await refresh.focus();
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => {
+      const active = document.activeElement;
+      return active instanceof HTMLButtonElement && active.textContent === "Refresh" && !active.disabled;
+    });
     await page.getByRole("button", { name: "Redeliver" }).click();
     await page.getByRole("heading", { name: "Delivery 2" }).waitFor();
     // Numbered in the order they were made: the first card is the original delivery, which succeeded.
