@@ -83,3 +83,14 @@ it("writes an outcome again while the store refuses it, so the receiver that ans
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   expect(s.receiver.received.filter((r) => r.headers["gateway-event-id"] === event.id)).toHaveLength(1);
 });
+
+it("stops writing an outcome the store refuses once the gateway closes, rather than holding the shutdown for its lease", async () => {
+  // A lease far longer than the test: a worker that went on writing the outcome until it ran out would never close.
+  const s = await setupWebhooks({ env: { GATEWAY_WEBHOOK_LEASE_MS: "600000" } });
+  await sql`alter table webhook_attempts rename to webhook_attempts_away`.execute(s.gateway.gateway.core.store.db);
+  await sendTestEvent(s.gateway);
+  await s.receiver.waitFor(1);
+  // As on SIGTERM: the gateway closes while the outcome cannot be written, and the delivery keeps its lease.
+  await closeAll();
+  expect(s.receiver.received).toHaveLength(1);
+});

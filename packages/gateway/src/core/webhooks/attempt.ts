@@ -22,6 +22,8 @@ export interface AttemptDeps {
   attemptLog: AttemptLog;
   userAgent: string;
   log: { error(object: object, message: string): void; info(object: object, message: string): void };
+  /** Whether the worker is stopping: an outcome the store refuses is then not written again. */
+  stopping(): boolean;
 }
 
 const recordRetryMaxMs = 1_000;
@@ -68,8 +70,9 @@ export async function attemptDelivery(
 
 /**
  * Records the outcome of an attempt the receiver answered. While the store refuses the write (down, or not answering
- * in time), it is tried again, 50 ms later, then doubling to once a second, for as long as the lease is this node's:
- * an outcome given up on would have the event sent again when the lease runs out, though the receiver has it.
+ * in time), it is tried again, 50 ms later, then doubling to once a second, for as long as the lease is this node's
+ * and the worker runs: an outcome given up on would have the event sent again when the lease runs out, though the
+ * receiver has it.
  */
 async function recordWhileLeased(deps: AttemptDeps, completion: Completion): Promise<void> {
   const { delivery } = completion;
@@ -82,7 +85,8 @@ async function recordWhileLeased(deps: AttemptDeps, completion: Completion): Pro
       if (tries > 1) deps.log.info({ delivery_id: delivery.id, tries }, "recorded the webhook attempt");
       return;
     } catch (err) {
-      if (performance.now() - started + delay >= leaseLeftMs) throw err;
+      // A node that is stopping does not wait for the store: the delivery is sent again once its lease runs out.
+      if (deps.stopping() || performance.now() - started + delay >= leaseLeftMs) throw err;
       if (tries === 1) {
         deps.log.error({ err, delivery_id: delivery.id }, "recording a webhook attempt failed; recording it again");
       }

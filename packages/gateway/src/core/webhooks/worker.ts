@@ -65,6 +65,7 @@ export class WebhookWorker {
         attemptLog: new AttemptLog(deps.db, deps.clock),
         userAgent: options.userAgent,
         log: deps.log,
+        stopping: () => !this.running,
       },
       targets: new AttemptTargets(deps.db, deps.endpoints),
       concurrency: options.concurrency,
