@@ -180,6 +180,34 @@ describe("a 429's Retry-After", () => {
   });
 });
 
+describe("a provider's refusal under an Idempotency-Key", () => {
+  it("is stored and replayed, a 400 as any other status: the call reached the provider", async () => {
+    for (const [status, expected] of [
+      [400, 400],
+      [422, 422],
+    ] as const) {
+      answer = { status, body: JSON.stringify({ message: `refused ${status}` }) };
+      const headers = { "idempotency-key": `provider-refusal-${status}` };
+      const first = await t.call("opendata", "list_holidays", { year: 2026 }, headers);
+      expect(first.status).toBe(expected);
+      const firstBody = await first.text();
+      answer = { status: 200, body: JSON.stringify({ year: 2026, results: [] }) };
+      const repeat = await t.call("opendata", "list_holidays", { year: 2026 }, headers);
+      expect(repeat.status).toBe(expected);
+      expect(repeat.headers.get("idempotent-replayed")).toBe("true");
+      expect(await repeat.text()).toBe(firstBody);
+    }
+  });
+
+  it("is not stored when the gateway refused the input before calling the provider", async () => {
+    answer = { status: 200, body: JSON.stringify({ year: 2026, results: [] }) };
+    const headers = { "idempotency-key": "gateway-refusal-1" };
+    expect((await t.call("opendata", "list_holidays", { year: 1999 }, headers)).status).toBe(400);
+    const corrected = await t.call("opendata", "list_holidays", { year: 1999 }, headers);
+    expect(corrected.headers.get("idempotent-replayed")).toBeNull();
+  });
+});
+
 describe("answers not of the upstream's schema", () => {
   it("count toward the circuit breaker, as any failing answer does: after ten, calls are paused", async () => {
     answer = { status: 200, body: JSON.stringify({ count: 1, page: 1, pageCount: 1, items: [{}] }) };

@@ -34,7 +34,10 @@ export function errorEnvelope(error: GatewayError, requestId: string): ErrorEnve
 }
 
 export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
+  // An error the provider answered comes from a call that reached it: its answer is kept under an Idempotency-Key
+  // whatever its status (a provider's 400 too), unless the provider certainly executed nothing.
   if (error.notExecuted) reply.request.notExecuted = true;
+  else if (error.provider !== undefined) reply.request.notExecuted ??= false;
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
   return reply.code(error.status).type("application/json; charset=utf-8").send(errorEnvelope(error, reply.request.id));

@@ -8,7 +8,10 @@ declare module "fastify" {
     rawBody: Buffer | undefined;
     /** Set by the authentication hook on /v1 routes. */
     principal: Principal | undefined;
-    /** Set when the answer is an error raised before anything was executed upstream (see GatewayError.notExecuted). */
+    /**
+     * True when the answer is an error raised before anything was executed upstream (see GatewayError.notExecuted);
+     * false when it is an error the provider answered, which ran the operation whatever its status.
+     */
     notExecuted: boolean | undefined;
     /** The operation a /v1 route runs, named before the body is validated (v1.ts admitOperation). */
     operation: CompiledOperation | undefined;

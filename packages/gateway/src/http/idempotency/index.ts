@@ -28,7 +28,10 @@ export interface IdempotencyDeps {
   metrics: Pick<Metrics, "idempotentRequests" | "idempotencyWaiting">;
 }
 
-/** Answers that mean nothing was executed: the claim is released and the key stays free. */
+/**
+ * Answers that mean nothing was executed: the claim is released and the key stays free. An error the provider answered
+ * (`request.notExecuted` false) ran the operation, whatever its status.
+ */
 const notExecutedStatuses = new Set([400, 401, 403, 429]);
 
 export function idempotency(deps: IdempotencyDeps) {
@@ -162,7 +165,7 @@ async function settle(
   body: Buffer | undefined,
   storing: Set<Promise<void>>,
 ): Promise<void> {
-  if (notExecutedStatuses.has(reply.statusCode) || request.notExecuted || body === undefined) {
+  if ((request.notExecuted ?? notExecutedStatuses.has(reply.statusCode)) || body === undefined) {
     clearInterval(claim.renewal);
     // Nothing ran: the key is free again at once, or when the lease lapses if the store does not answer now.
     await deps.records.release(claim.ref, claim.token).catch((error: unknown) => {
