@@ -237,10 +237,36 @@ describe("answers not of the upstream's schema", () => {
   });
 });
 
-async function expectPaused(paused: Response) {
+describe("the circuit breaker", () => {
+  it("opens when more than half of at least ten calls failed, exactly half leaving it closed, for every operation", async () => {
+    const holidays = () => t.call("opendata", "list_holidays", { year: 2026 });
+    answer = { status: 200, body: JSON.stringify({ year: 2026, results: [] }) };
+    for (let call = 0; call < 5; call++) expect((await holidays()).status).toBe(200);
+    answer = { status: 503, body: "{}" };
+    for (let call = 0; call < 5; call++) {
+      await expectProviderFailure(
+        "opendata",
+        "list_holidays",
+        { year: 2026 },
+        "The opendata provider failed (HTTP 503)",
+      );
+    }
+    // Five of ten: the eleventh call still reaches the provider, and its failure (six of eleven) opens the circuit.
+    await expectProviderFailure("opendata", "list_holidays", { year: 2026 }, "The opendata provider failed (HTTP 503)");
+    answer = { status: 200, body: JSON.stringify({ year: 2026, results: [] }) };
+    await expectPaused(await holidays(), "opendata");
+    await expectPaused(await t.call("opendata", "lookup_postal_code", { postal_code: "100-0001" }), "opendata");
+  });
+});
+
+async function expectPaused(paused: Response, provider = "catalog") {
   expect(paused.status).toBe(502);
   expect(paused.headers.get("retry-after")).toBe("5");
-  expect(((await paused.json()) as { error: { message: string } }).error.message).toBe(
-    "The catalog provider is failing; calls are paused for a few seconds",
-  );
+  expect(((await paused.json()) as { error: Record<string, unknown> }).error).toEqual({
+    code: "provider_unavailable",
+    message: `The ${provider} provider is failing; calls are paused for a few seconds`,
+    provider,
+    request_id: paused.headers.get("x-request-id"),
+    retryable: true,
+  });
 }
