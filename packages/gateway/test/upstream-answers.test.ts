@@ -154,6 +154,40 @@ describe("a provider's answer too long to take", () => {
   });
 });
 
+describe("a provider's error message that is not text", () => {
+  it("leaves the answer's status and code as they are, without the message", async () => {
+    const cases: [string, string, Record<string, unknown>, number, unknown, number, string][] = [
+      ["opendata", "list_holidays", { year: 2026 }, 409, { message: { text: "taken" } }, 409, "reported a conflict"],
+      ["opendata", "list_holidays", { year: 2026 }, 404, { message: 12 }, 404, "found no such resource"],
+      ["catalog", "site_metadata", {}, 422, { error_description: ["no"] }, 422, "refused the request"],
+      ["homegoods", "site_metadata", {}, 400, { errors: [{ message: true }] }, 400, "refused the input"],
+    ];
+    for (const [provider, operation, input, status, body, expected, said] of cases) {
+      answer = { status, body: JSON.stringify(body) };
+      const response = await t.call(provider, operation, input);
+      expect(response.status).toBe(expected);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+        `The ${provider} provider ${said}`,
+      );
+    }
+  });
+
+  it("on a 5xx counts toward the circuit breaker like any other", async () => {
+    answer = { status: 503, body: JSON.stringify({ message: { text: "down" } }) };
+    for (let call = 0; call < 10; call++) {
+      await expectProviderFailure(
+        "opendata",
+        "list_holidays",
+        { year: 2026 },
+        "The opendata provider failed (HTTP 503)",
+      );
+    }
+    const paused = await t.call("opendata", "list_holidays", { year: 2026 });
+    expect(paused.status).toBe(502);
+    expect(paused.headers.get("retry-after")).toBe("5");
+  });
+});
+
 describe("a 429's Retry-After", () => {
   it("is passed on as seconds, from delay-seconds or an HTTP-date, and left out when empty", async () => {
     const retryAfter = async (value: string) => {

@@ -181,7 +181,9 @@ function mapUpstreamError(
   response: RawResponse,
   errorMessage: ((body: unknown) => string | undefined) | undefined,
 ): GatewayError {
-  const said = shortened(response.body === notJson ? undefined : errorMessage?.(response.body));
+  // The answer is the provider's, not of the type its reader declares: its message is repeated only when it is text.
+  const own = response.body === notJson ? undefined : errorMessage?.(response.body);
+  const said = shortened(typeof own === "string" ? own : undefined);
   const message = (fallback: string) => (said ? `${fallback}: ${said}` : fallback);
   const provider = { provider: providerId };
   switch (true) {
