@@ -154,6 +154,20 @@ describe("a provider's answer too long to take", () => {
   });
 });
 
+describe("a 401 to a call made without a connection", () => {
+  it("is the provider refusing the gateway itself: 502, not the connection's credentials refused", async () => {
+    answer = { status: 401, body: "{}" };
+    for (const [provider, operation, input] of operations) {
+      await expectProviderFailure(
+        provider,
+        operation,
+        input,
+        `The ${provider} provider refused the gateway's own access (HTTP 401)`,
+      );
+    }
+  });
+});
+
 describe("a provider's error message that is not text", () => {
   it("leaves the answer's status and code as they are, without the message", async () => {
     const cases: [string, string, Record<string, unknown>, number, unknown, number, string][] = [

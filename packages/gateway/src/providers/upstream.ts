@@ -132,7 +132,7 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
         checkShape(request.answer, answer, `The answer to ${request.method ?? "GET"} ${request.path}`);
       return answer;
     }
-    throw mapUpstreamError(providerId, raw, options.errorMessage);
+    throw mapUpstreamError(providerId, raw, options.errorMessage, request.accessToken !== undefined);
   }
 
   // Network failures, 5xx and answers not of their schema open the circuit; 4xx and 429 answers are the provider
@@ -180,6 +180,7 @@ function mapUpstreamError(
   providerId: string,
   response: RawResponse,
   errorMessage: ((body: unknown) => string | undefined) | undefined,
+  withConnection: boolean,
 ): GatewayError {
   // The answer is the provider's, not of the type its reader declares: its message is repeated only when it is text.
   const own = response.body === notJson ? undefined : errorMessage?.(response.body);
@@ -205,6 +206,13 @@ function mapUpstreamError(
       rateLimited.add(error);
       return error;
     }
+    case response.status === 401 && !withConnection:
+      // No connection's token was sent: the provider refuses the gateway itself, which the caller cannot mend.
+      return new GatewayError(
+        "provider_unavailable",
+        message(`The ${providerId} provider refused the gateway's own access (HTTP 401)`),
+        provider,
+      );
     case response.status === 401: {
       // The connection's token was refused: withAccessToken refreshes once and retries before this surfaces.
       const error = new GatewayError(
