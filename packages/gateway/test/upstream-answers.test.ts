@@ -154,16 +154,31 @@ describe("a provider's answer too long to take", () => {
   });
 });
 
+const operationsRefusal = (provider: string) => `The ${provider} provider refused the gateway's own access (HTTP 401)`;
+
+describe("a provider's 408 and 3xx", () => {
+  it("are the provider failing, a 502, like its own timeout", async () => {
+    answer = { status: 408, body: "{}" };
+    await expectProviderFailure(
+      "opendata",
+      "list_holidays",
+      { year: 2026 },
+      "The opendata provider did not take the request in time (HTTP 408)",
+    );
+    answer = { status: 302, body: "", headers: { location: "http://elsewhere.example/" } };
+    await expectProviderFailure("opendata", "list_holidays", { year: 2026 }, "The opendata provider failed (HTTP 302)");
+  });
+});
+
 describe("a 401 to a call made without a connection", () => {
   it("is the provider refusing the gateway itself: 502, not the connection's credentials refused", async () => {
     answer = { status: 401, body: "{}" };
     for (const [provider, operation, input] of operations) {
-      await expectProviderFailure(
-        provider,
-        operation,
-        input,
-        `The ${provider} provider refused the gateway's own access (HTTP 401)`,
-      );
+      await expectProviderFailure(provider, operation, input, operationsRefusal(provider));
+    }
+    // A provider answering is working: a dozen such answers leave its circuit closed.
+    for (let i = 0; i < 12; i++) {
+      await expectProviderFailure("opendata", "list_holidays", { year: 2026 }, operationsRefusal("opendata"));
     }
   });
 });

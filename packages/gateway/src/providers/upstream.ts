@@ -53,8 +53,8 @@ export interface UpstreamOptions {
   onCall?: (outcome: { providerId: string; status: number | "error"; seconds: number }) => void;
 }
 
-/** A provider's 429 is a working provider: it must not open the circuit. */
-const rateLimited = new WeakSet<GatewayError>();
+/** 502s made of a working provider's 4xx answers (a 429, a 401 to the gateway itself): they do not open the circuit. */
+const answeredBy4xx = new WeakSet<GatewayError>();
 
 interface RawResponse {
   status: number;
@@ -149,7 +149,7 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
     errorFilter: (error: unknown) =>
       !(
         error instanceof UnreadableAnswer ||
-        (error instanceof GatewayError && error.status === 502 && !rateLimited.has(error))
+        (error instanceof GatewayError && error.status === 502 && !answeredBy4xx.has(error))
       ),
   });
 
@@ -203,16 +203,19 @@ function mapUpstreamError(
         notExecuted: true,
         ...(seconds !== undefined && { retryAfterSeconds: seconds }),
       });
-      rateLimited.add(error);
+      answeredBy4xx.add(error);
       return error;
     }
-    case response.status === 401 && !withConnection:
+    case response.status === 401 && !withConnection: {
       // No connection's token was sent: the provider refuses the gateway itself, which the caller cannot mend.
-      return new GatewayError(
+      const error = new GatewayError(
         "provider_unavailable",
         message(`The ${providerId} provider refused the gateway's own access (HTTP 401)`),
         provider,
       );
+      answeredBy4xx.add(error);
+      return error;
+    }
     case response.status === 401: {
       // The connection's token was refused: withAccessToken refreshes once and retries before this surfaces.
       const error = new GatewayError(
@@ -223,6 +226,13 @@ function mapUpstreamError(
       credentialsRefused.add(error);
       return error;
     }
+    case response.status === 408:
+      // The provider timing out on the request (SPEC §4: a provider timeout is a 502, retryable).
+      return new GatewayError(
+        "provider_unavailable",
+        message(`The ${providerId} provider did not take the request in time (HTTP 408)`),
+        provider,
+      );
     case response.status >= 400 && response.status < 500:
       return new GatewayError("invalid_request", message(`The ${providerId} provider refused the input`), provider);
     default:
