@@ -44,6 +44,9 @@ async function expectProviderFailure(provider: string, operation: string, input:
   });
 }
 
+/** `opendata:list_holidays` answers the 502 with this message. */
+const holidaysFail = (message: string) => expectProviderFailure("opendata", "list_holidays", { year: 2026 }, message);
+
 const operations: [string, string, Record<string, unknown>][] = [
   ["catalog", "site_metadata", {}],
   ["catalog", "product_detail", { product_id: "cat-prd-0001" }],
@@ -159,14 +162,9 @@ const operationsRefusal = (provider: string) => `The ${provider} provider refuse
 describe("a provider's 408 and 3xx", () => {
   it("are the provider failing, a 502, like its own timeout", async () => {
     answer = { status: 408, body: "{}" };
-    await expectProviderFailure(
-      "opendata",
-      "list_holidays",
-      { year: 2026 },
-      "The opendata provider did not take the request in time (HTTP 408)",
-    );
+    await holidaysFail("The opendata provider did not take the request in time (HTTP 408)");
     answer = { status: 302, body: "", headers: { location: "http://elsewhere.example/" } };
-    await expectProviderFailure("opendata", "list_holidays", { year: 2026 }, "The opendata provider failed (HTTP 302)");
+    await holidaysFail("The opendata provider failed (HTTP 302)");
   });
 });
 
@@ -178,7 +176,7 @@ describe("a 401 to a call made without a connection", () => {
     }
     // A provider answering is working: a dozen such answers leave its circuit closed.
     for (let i = 0; i < 12; i++) {
-      await expectProviderFailure("opendata", "list_holidays", { year: 2026 }, operationsRefusal("opendata"));
+      await holidaysFail(operationsRefusal("opendata"));
     }
   });
 });
@@ -204,12 +202,7 @@ describe("a provider's error message that is not text", () => {
   it("on a 5xx counts toward the circuit breaker like any other", async () => {
     answer = { status: 503, body: JSON.stringify({ message: { text: "down" } }) };
     for (let call = 0; call < 10; call++) {
-      await expectProviderFailure(
-        "opendata",
-        "list_holidays",
-        { year: 2026 },
-        "The opendata provider failed (HTTP 503)",
-      );
+      await holidaysFail("The opendata provider failed (HTTP 503)");
     }
     const paused = await t.call("opendata", "list_holidays", { year: 2026 });
     expect(paused.status).toBe(502);
@@ -307,15 +300,10 @@ describe("the circuit breaker", () => {
     for (let call = 0; call < 5; call++) expect((await holidays()).status).toBe(200);
     answer = { status: 503, body: "{}" };
     for (let call = 0; call < 5; call++) {
-      await expectProviderFailure(
-        "opendata",
-        "list_holidays",
-        { year: 2026 },
-        "The opendata provider failed (HTTP 503)",
-      );
+      await holidaysFail("The opendata provider failed (HTTP 503)");
     }
     // Five of ten: the eleventh call still reaches the provider, and its failure (six of eleven) opens the circuit.
-    await expectProviderFailure("opendata", "list_holidays", { year: 2026 }, "The opendata provider failed (HTTP 503)");
+    await holidaysFail("The opendata provider failed (HTTP 503)");
     answer = { status: 200, body: JSON.stringify({ year: 2026, results: [] }) };
     await expectPaused(await holidays(), "opendata");
     await expectPaused(await t.call("opendata", "lookup_postal_code", { postal_code: "100-0001" }), "opendata");
