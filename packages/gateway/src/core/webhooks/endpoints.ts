@@ -145,7 +145,7 @@ export class WebhookEndpoints {
         .where("endpoint_id", "=", row.id)
         .where("status", "=", "pending")
         .execute();
-      await trx.deleteFrom("webhook_secrets").where("endpoint_id", "=", row.id).execute();
+      // Its secrets went with its row (the foreign key cascades).
       return { id: row.id };
     });
     this.changed(result.id);
