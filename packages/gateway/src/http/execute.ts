@@ -125,6 +125,14 @@ const foreignCursor: BrokenRule = {
   fix: "Pass pagination.next_cursor of the previous page unchanged, with the same key's account and operation.",
 };
 
+/**
+ * A browser names its request's origin: `Origin` on every cross-origin request and on a same-origin one other than a GET
+ * or HEAD, and `Sec-Fetch-Site` on every request of a current browser (a same-origin GET alias included), neither of
+ * which a page's script can leave out. Not `Sec-Fetch-Mode`: Node's own fetch sends that one from server code.
+ */
+const sentByBrowser = (request: FastifyRequest) =>
+  request.headers.origin !== undefined || request.headers["sec-fetch-site"] !== undefined;
+
 async function connectionFor(
   core: CoreServices,
   request: FastifyRequest,
@@ -132,9 +140,9 @@ async function connectionFor(
   accountId: string,
 ): Promise<ConnectionContext | undefined> {
   const header = request.headers["x-gateway-connection-id"];
-  if (header !== undefined && request.headers.origin !== undefined) {
+  if (header !== undefined && sentByBrowser(request)) {
     throw invalidRequest(
-      "X-Gateway-Connection-Id was sent from a browser (an Origin header is present): connection ids belong in server code only",
+      "X-Gateway-Connection-Id was sent from a browser (an Origin or Sec-Fetch-Site header is present): connection ids belong in server code only",
     );
   }
   if (operation.auth !== "credentials") return undefined;

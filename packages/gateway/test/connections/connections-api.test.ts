@@ -84,9 +84,31 @@ describe("isolation and the credentials header", () => {
         origin: "https://shop.example.com",
       },
     );
+    const refusedFromBrowser = (requestId: string | null) => ({
+      code: "invalid_request",
+      message:
+        "X-Gateway-Connection-Id was sent from a browser (an Origin or Sec-Fetch-Site header is present): connection ids belong in server code only",
+      request_id: requestId,
+      retryable: false,
+    });
     expect(fromBrowser.status).toBe(400);
-    expect(((await fromBrowser.json()) as any).error.code).toBe("invalid_request");
+    expect(((await fromBrowser.json()) as any).error).toEqual(
+      refusedFromBrowser(fromBrowser.headers.get("x-request-id")),
+    );
     expect(fromBrowser.headers.get("access-control-allow-origin")).toBeNull();
+    // A same-origin GET carries no Origin, but every current browser sends Sec-Fetch-Site with it.
+    const sameOriginGet = await fetch(`${s.t.url}/v1/dining/reservations/rsv_0000000000000000000000`, {
+      headers: {
+        authorization: `Bearer ${s.t.key}`,
+        "x-gateway-connection-id": connection.id,
+        "sec-fetch-site": "same-origin",
+        "sec-fetch-mode": "cors",
+      },
+    });
+    expect(sameOriginGet.status).toBe(400);
+    expect(((await sameOriginGet.json()) as any).error).toEqual(
+      refusedFromBrowser(sameOriginGet.headers.get("x-request-id")),
+    );
   });
 });
 
