@@ -1,12 +1,21 @@
 // A client that sends its headers and then its body a byte at a time, or not at all, holds no connection past
 // GATEWAY_REQUEST_TIMEOUT_MS: the request is answered with the envelope's 400 and the connection closed.
+import net from "node:net";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "./harness.ts";
 import { rawExchange } from "./raw-http.ts";
 
+const lines: Record<string, unknown>[] = [];
 let t: TestGateway;
 beforeAll(async () => {
-  t = await startTestGateway({ env: { GATEWAY_REQUEST_TIMEOUT_MS: "1000" } });
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  t = await startTestGateway({ env: { GATEWAY_REQUEST_TIMEOUT_MS: "1000" }, logger: { level: "info", stream } });
 });
 afterAll(() => t?.close());
 
@@ -26,4 +35,45 @@ it("answers a body that stops arriving with 400 within the request timeout, and 
   });
   expect(took).toBeGreaterThanOrEqual(900);
   expect(took).toBeLessThan(5_000);
+});
+
+it("answers a request whose body stopped arriving under that request's id, and logs it once, as the 400 it got", async () => {
+  const answer = await rawExchange(
+    t.url,
+    `POST /v1/opendata/lookup_postal_code HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
+      "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+  );
+  const requestId = /\r\nx-request-id: (\S+)\r\n/.exec(answer)?.[1];
+  const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4));
+  expect(body.error.request_id).toBe(requestId);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const principal = await t.gateway.core.apiKeys.authenticate(t.key);
+  expect(lines.filter((line) => line.request_id === requestId)).toEqual([
+    expect.objectContaining({
+      msg: "request",
+      method: "POST",
+      path: "/v1/opendata/lookup_postal_code",
+      status: 400,
+      key_id: principal.keyId,
+      provider: "opendata",
+      operation: "lookup_postal_code",
+    }),
+  ]);
+  expect(lines.filter((line) => line.msg === "request refused before it was read")).toEqual([]);
+  expect(lines.filter((line) => line.status === 499)).toEqual([]);
+});
+
+it("logs a request whose client ended the connection before its body once, as 499", async () => {
+  const socket = net.connect(Number(new URL(t.url).port), "127.0.0.1");
+  socket.write(
+    `POST /v1/opendata/lookup_postal_code HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
+      "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+  );
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  socket.resume().end();
+  await new Promise((resolve) => socket.on("close", resolve));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const ended = lines.filter((line) => line.status === 499);
+  expect(ended).toEqual([expect.objectContaining({ msg: "request", operation: "lookup_postal_code" })]);
+  expect(lines.filter((line) => line.msg === "request refused before it was read")).toEqual([]);
 });

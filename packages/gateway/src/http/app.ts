@@ -1,6 +1,6 @@
 // Assembles the HTTP server: request ids, body parsing, the one error handler, the /v1 surface, docs and operator
 // endpoints, and one log line and metric per request.
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions, LogController } from "fastify";
 import { invalidRequest } from "../core/errors.ts";
@@ -96,8 +96,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       answerFrameworkError(error, request, reply);
     },
     clientErrorHandler: (error, socket) => {
-      const requestId = `req_${nextRequestId()}`;
-      refusedUnread(requestId, answerClientError(error, socket, requestId));
+      // A request whose body was still arriving (it stopped, or its chunked framing broke) is answered under its own
+      // id and observed as the 400 it got, not as a client that went away (499) beside a request never read. One
+      // whose client ended the connection before the body did went away: it is observed as 499 when it closes.
+      const request = requestBeingReceived(socket as Socket);
+      if (request === undefined) {
+        const requestId = `req_${nextRequestId()}`;
+        refusedUnread(requestId, answerClientError(error, socket, requestId));
+      } else if (
+        answerClientError(error, socket, request.id) !== undefined &&
+        (error as NodeJS.ErrnoException).code !== "HPE_INVALID_EOF_STATE"
+      ) {
+        observe(request, { status: 400, latencyMs: performance.now() - request.startedAt });
+      }
     },
     // Shutting down (SIGTERM): new connections are refused and idle ones closed at once; the requests in flight are
     // answered with `Connection: close` (closeConnectionsAsTheyGoIdle), not refused with Fastify's own 503 body,
@@ -113,6 +124,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (message === undefined) return;
     app.log.info({ request_id: requestId, status: 400, error: message }, "request refused before it was read");
     deps.metrics.requests.inc({ provider: "-", operation: "unread", status: 400 });
+  }
+
+  // The request each raw request became, for the parser's errors that arrive while its body does. A property of
+  // the raw request, which every request sets alike, costs less per request than an entry in a WeakMap.
+  function requestBeingReceived(socket: Socket): FastifyRequest | undefined {
+    const received = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage?.req as
+      | ReceivedMessage
+      | undefined;
+    return received && !received.complete ? received[requestOfRaw] : undefined;
   }
 
   const routes: { method: string; pattern: RegExp }[] = [];
@@ -149,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     request.startedAt = performance.now();
     reply.header("x-request-id", request.id);
     const raw = request.raw;
+    (raw as ReceivedMessage)[requestOfRaw] = request;
     if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
       return done(invalidRequest("An HTTP/1.1 request needs a Host header"));
     }
@@ -232,3 +253,6 @@ function requestMetrics(metrics: Metrics): RequestObserver {
     metrics.requestDuration.observe({ provider, operation }, latencyMs / 1000);
   };
 }
+
+const requestOfRaw = Symbol("gateway request");
+type ReceivedMessage = IncomingMessage & { [requestOfRaw]?: FastifyRequest };
