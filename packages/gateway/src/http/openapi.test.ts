@@ -67,10 +67,39 @@ describe("response headers in the document", () => {
     expect(document.components.headers.RetryAfterAlways.required).toBe(true);
     expect(names(write["502"])).toEqual([...limits, "Retry-After", "Idempotent-Replayed"]);
     expect(write["502"].headers["Retry-After"]).toEqual({ $ref: "#/components/headers/RetryAfter" });
-    // A read takes no Idempotency-Key, so nothing is replayed.
-    const read = document.paths["/v1/catalog/product_detail"].post.responses;
-    expect(names(read["200"])).toEqual(limits);
+    // A read-only POST takes an Idempotency-Key as any POST does, and its answers are replayed the same way.
+    const read = document.paths["/v1/catalog/product_detail"].post;
+    expect(read.parameters).toEqual([{ $ref: "#/components/parameters/IdempotencyKey" }]);
+    expect(names(read.responses["200"])).toEqual([...limits, "Idempotent-Replayed"]);
+    // GET and DELETE ignore the header: nothing is replayed there.
+    const resource = document.paths["/v1/dining/reservations/{reservation_id}"];
+    for (const method of ["get", "delete"]) {
+      expect(resource[method].parameters.map((p: { name?: string }) => p.name)).toEqual([
+        "reservation_id",
+        "X-Gateway-Connection-Id",
+      ]);
+      expect(names(resource[method].responses["200"])).toEqual(limits);
+    }
     expect(document.components.headers.RetryAfter.schema).toEqual({ type: "integer", minimum: 1 });
+  });
+
+  it("declares Idempotent-Replayed on a read-only operation, whose repeated key is replayed", async () => {
+    const send = () =>
+      fetch(`${t.url}/v1/opendata/list_holidays`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${t.key}`,
+          "content-type": "application/json",
+          "idempotency-key": "holidays-1",
+        },
+        body: JSON.stringify({ year: 2026 }),
+      });
+    expect((await send()).headers.get("idempotent-replayed")).toBeNull();
+    const again = await send();
+    expect([again.status, again.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
+    expect(Object.keys(document.paths["/v1/opendata/list_holidays"].post.responses["200"].headers)).toContain(
+      "Idempotent-Replayed",
+    );
   });
 
   it("declares the Idempotency-Key header as sent, the quoted form included", async () => {

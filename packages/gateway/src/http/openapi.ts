@@ -43,7 +43,8 @@ function operationObject(provider: ProviderDefinition, operation: OperationDefin
       schema: { type: "string", pattern: "^conn_[0-9A-Za-z]{22}$" },
     });
   }
-  const idempotent = !operation.readOnly && (alias?.method ?? "POST") === "POST";
+  // Every POST takes the key, a read-only one too (docs/idempotency.md); GET and DELETE ignore it.
+  const idempotent = (alias?.method ?? "POST") === "POST";
   if (idempotent) parameters.push({ $ref: "#/components/parameters/IdempotencyKey" });
   const responses = {
     "200": successResponse(toOpenApiSchema(operation.output), idempotent, {
