@@ -77,3 +77,16 @@ it("logs a request whose client ended the connection before its body once, as 49
   expect(ended).toEqual([expect.objectContaining({ msg: "request", operation: "lookup_postal_code" })]);
   expect(lines.filter((line) => line.msg === "request refused before it was read")).toEqual([]);
 });
+
+it("closes a connection that sent nothing within the request timeout without an answer or a log line", async () => {
+  // A browser's preconnect, a load balancer's TCP check: no request was made, so none is answered, logged or counted.
+  const before = lines.length;
+  const started = performance.now();
+  const answer = await rawExchange(t.url, "");
+  expect(answer).toBe("");
+  expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(lines.slice(before)).toEqual([]);
+  const metrics = await (await fetch(`${t.url}/metrics`)).text();
+  expect(metrics).not.toMatch(/operation="unread"/);
+});

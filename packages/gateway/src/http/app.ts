@@ -96,6 +96,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       answerFrameworkError(error, request, reply);
     },
     clientErrorHandler: (error, socket) => {
+      // A connection that sent nothing before the request timeout (a browser's preconnect, a TCP health check) made no
+      // request: it is closed, with nothing answered, logged or counted.
+      if ((error as NodeJS.ErrnoException).code === "ERR_HTTP_REQUEST_TIMEOUT" && socket.bytesRead === 0) {
+        socket.destroy();
+        return;
+      }
       // A request whose body was still arriving (it stopped, or its chunked framing broke) is answered under its own
       // id and observed as the 400 it got, not as a client that went away (499) beside a request never read. One
       // whose client ended the connection before the body did went away: it is observed as 499 when it closes.
