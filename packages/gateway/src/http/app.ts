@@ -144,9 +144,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const routes: { method: string; pattern: RegExp }[] = [];
   app.addHook("onRoute", (route) => {
     const source = route.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+");
-    for (const method of [route.method].flat()) {
-      if (method !== "HEAD") routes.push({ method, pattern: new RegExp(`^${source}$`) });
-    }
+    // Fastify adds a HEAD route beside each GET one, so HEAD is listed wherever GET is, as it is answered there.
+    for (const method of [route.method].flat()) routes.push({ method, pattern: new RegExp(`^${source}$`) });
   });
   const allowedMethods = (path: string) => [
     ...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method)),

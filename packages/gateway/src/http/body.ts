@@ -75,7 +75,9 @@ function encodingProblem(request: FastifyRequest) {
     );
   }
   const encoding = request.headers["content-encoding"];
-  if (encoding === undefined || encoding.trim().toLowerCase() === "identity") return undefined;
+  // An empty list of codings (RFC 9110 §8.4) is no coding at all.
+  const coding = encoding?.trim().toLowerCase();
+  if (coding === undefined || coding === "" || coding === "identity") return undefined;
   return invalidRequest(`Content-Encoding ${encoding} is not supported; send the body uncompressed`);
 }
 
@@ -87,8 +89,15 @@ function repeatedType(request: FastifyRequest) {
 /** JSON is UTF-8 (RFC 8259): a charset parameter naming anything else describes bytes this parser would misread. */
 function charsetProblem(request: FastifyRequest) {
   const type = request.headers["content-type"] ?? "";
-  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1]?.toLowerCase();
+  const charsets = [...type.matchAll(/;\s*charset\s*=\s*"?([^";\s]*)/gi)].map((match) => match[1]?.toLowerCase());
+  if (charsets.length > 1) {
+    return invalidRequest("Content-Type names a charset more than once; send application/json, or with charset=utf-8");
+  }
+  const charset = charsets[0];
   if (charset === undefined || charset === "utf-8" || charset === "utf8") return undefined;
+  if (charset === "") {
+    return invalidRequest("Content-Type has an empty charset; send application/json, or with charset=utf-8");
+  }
   return invalidRequest(`Content-Type charset ${charset} is not supported; send JSON encoded as UTF-8`);
 }
 

@@ -130,6 +130,16 @@ describe("malformed requests", () => {
       "invalid_request",
       "Content-Type charset iso-8859-1 is not supported; send JSON encoded as UTF-8",
     );
+    for (const [type, message] of [
+      ["application/json; charset=", "Content-Type has an empty charset; send application/json, or with charset=utf-8"],
+      [
+        "application/json; charset=utf-8; charset=latin1",
+        "Content-Type names a charset more than once; send application/json, or with charset=utf-8",
+      ],
+    ] as const) {
+      const refused = await post("/v1/platform/list_api_keys", { body: "{}", headers: { "content-type": type } });
+      expectError(refused, 400, "invalid_request", message);
+    }
     for (const type of ["application/json; charset=utf-8", 'application/json;charset="UTF-8"']) {
       const accepted = await post("/v1/platform/list_api_keys", { body: "{}", headers: { "content-type": type } });
       expect(accepted.response.status).toBe(200);
@@ -246,6 +256,9 @@ describe("malformed requests", () => {
       headers: { ...json, "content-encoding": "identity" },
     });
     expect(identity.response.status).toBe(200);
+    // An empty list of codings is none.
+    const none = await post("/v1/platform/list_api_keys", { body: "{}", headers: { ...json, "content-encoding": "" } });
+    expect(none.response.status).toBe(200);
   });
 
   it("refuses a transfer coding other than chunked, which Node would not decode", async () => {
@@ -406,12 +419,12 @@ describe("malformed requests", () => {
       "No route POST /v1/platform/list_api_keys/; did you mean /v1/platform/list_api_keys (without the trailing slash)?",
     );
     const wrongMethod = await fetch(`${t.url}/v1/operations`, form);
-    expect(wrongMethod.headers.get("allow")).toBe("GET");
+    expect(wrongMethod.headers.get("allow")).toBe("GET, HEAD");
     expectError(
       { response: wrongMethod, json: await wrongMethod.json() },
       400,
       "invalid_request",
-      "POST is not allowed on /v1/operations; use GET",
+      "POST is not allowed on /v1/operations; use GET or HEAD",
     );
   });
 

@@ -85,7 +85,7 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
       reply.header("allow", allowed.join(", "));
       return sendError(
         reply,
-        invalidRequest(`${request.method} is not allowed on ${shownPath(path)}; use ${allowed.join(" or ")}`),
+        invalidRequest(`${request.method} is not allowed on ${shownPath(path)}; use ${oneOf(allowed)}`),
       );
     }
     // Paths are exact: a trailing slash names no route, and the answer says which path was meant.
@@ -217,3 +217,7 @@ function writeRawError(socket: Socket, requestId: string, message: string): stri
   );
   return message;
 }
+
+/** "A", "A or B", "A, B or C". */
+const oneOf = (words: string[]) =>
+  words.length <= 2 ? words.join(" or ") : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;

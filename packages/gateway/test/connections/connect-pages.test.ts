@@ -39,10 +39,10 @@ describe("odd requests under /connect/", () => {
 
   it("answers another method with 405 and Allow", async () => {
     for (const [method, url, allow] of [
-      ["PUT", link, "GET, POST"],
-      ["DELETE", link, "GET, POST"],
-      ["PATCH", `${s.t.url}/connect/callback`, "GET"],
-      ["POST", `${s.t.url}/connect/callback`, "GET"],
+      ["PUT", link, "GET, HEAD, POST"],
+      ["DELETE", link, "GET, HEAD, POST"],
+      ["PATCH", `${s.t.url}/connect/callback`, "GET, HEAD"],
+      ["POST", `${s.t.url}/connect/callback`, "GET, HEAD"],
     ] as const) {
       const response = await fetch(url, { method });
       expect(response.headers.get("allow")).toBe(allow);

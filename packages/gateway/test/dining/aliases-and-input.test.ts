@@ -80,8 +80,11 @@ describe("resource aliases", () => {
     });
     const put = await alias(s, "PUT", "/reservations/rsv_0000000000000000000000", {});
     expect(put.status).toBe(400);
-    expect(put.headers.get("allow")).toBe("GET, DELETE");
+    expect(put.headers.get("allow")).toBe("GET, HEAD, DELETE");
     expect(put.body.error.code).toBe("invalid_request");
+    expect(put.body.error.message).toBe(
+      "PUT is not allowed on /v1/dining/reservations/rsv_0000000000000000000000; use GET, HEAD or DELETE",
+    );
     const list = await alias(s, "GET", "/reservations");
     expect([list.status, list.headers.get("allow")]).toEqual([400, "POST"]);
     const withBody = await alias(s, "DELETE", "/reservations/rsv_0000000000000000000000", { reason: "x" });

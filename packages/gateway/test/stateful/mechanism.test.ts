@@ -81,7 +81,7 @@ describe("resource aliases", () => {
     const id = body.data.id;
     const wrong = await json(await v1("PUT", `/tickets/${id}`, {}));
     expect(wrong.status).toBe(400);
-    expect(wrong.headers.get("allow")).toBe("GET, DELETE");
+    expect(wrong.headers.get("allow")).toBe("GET, HEAD, DELETE");
     expect(wrong.body.error).toMatchObject({ code: "invalid_request", retryable: false });
     const listing = await json(await v1("GET", "/tickets"));
     expect([listing.status, listing.body.error.code]).toEqual([400, "invalid_request"]);

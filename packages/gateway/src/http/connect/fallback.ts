@@ -11,8 +11,8 @@ const bodyLimit = 16 * 1024;
 
 /** The methods a path under /connect/ takes: the callback GET, a link (one segment) GET and POST. */
 function methodsOf(path: string): string[] {
-  if (path === "/connect/callback") return ["GET"];
-  return /^\/connect\/[^/]+$/.test(path) ? ["GET", "POST"] : [];
+  if (path === "/connect/callback") return ["GET", "HEAD"];
+  return /^\/connect\/[^/]+$/.test(path) ? ["GET", "HEAD", "POST"] : [];
 }
 
 export function registerConnectFallbacks(app: FastifyInstance): void {
@@ -35,7 +35,7 @@ export function registerConnectFallbacks(app: FastifyInstance): void {
   const answer = async (request: FastifyRequest, reply: Parameters<typeof sendPage>[0]) => {
     const path = request.url.split("?")[0] ?? "";
     const methods = methodsOf(path);
-    if (methods.length > 0 && !methods.includes(request.method === "HEAD" ? "GET" : request.method)) {
+    if (methods.length > 0 && !methods.includes(request.method)) {
       return sendPage(reply.header("allow", methods.join(", ")), 405, unusableRequestPage());
     }
     const { status, html } = failurePage("unknown_link", "the provider");

@@ -124,7 +124,7 @@ export function connectRoutes(options: ConnectRoutesOptions) {
       guarded<{ token: string }>(async (request, reply) => {
         const { token } = request.params;
         // The callback's address has a link's shape too; it takes GET only.
-        if (token === "callback") return sendPage(reply.header("allow", "GET"), 405, unusableRequestPage());
+        if (token === "callback") return sendPage(reply.header("allow", "GET, HEAD"), 405, unusableRequestPage());
         // Another site's form would skip the page that names who asks for access: it gets that page instead.
         if (crossSite(request, core.publicUrl)) return showLink(request, reply, token);
         // The form's binding proves the browser as well as the cookie does: the page gave it to this browser only.
