@@ -1,6 +1,7 @@
 // Sign-in throttling: attempts counted per email and per client address in fixed windows, in the store so that every
 // node sees them; an attempt that succeeds is given back. Past the limit, sign-in answers 429 until the window ends,
-// whatever the password.
+// whatever the password. Anyone can send sign-ins, each with a new email: the address is counted first, so that one
+// refused adds no row for its email, and rows of ended windows are deleted, so that the table holds the current ones.
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../store/schema.ts";
@@ -20,6 +21,8 @@ const emailKey = (email: string) => `email:${createHash("sha256").update(normali
 const addressKey = (address: string) => `ip:${address}`;
 
 export class LoginThrottle {
+  private lastPurge = Number.NEGATIVE_INFINITY;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
@@ -35,9 +38,14 @@ export class LoginThrottle {
   async attempt(email: string, address: string): Promise<void> {
     const now = this.clock.now();
     const stale = now - this.limits.windowMs;
+    // A row whose window has ended counts as absent (the upsert below starts it over): deleting it changes nothing.
+    if (now - this.lastPurge >= this.limits.windowMs) {
+      this.lastPurge = now;
+      await this.db.deleteFrom("console_login_failures").where("window_start", "<=", stale).execute();
+    }
     const counted: [string, number][] = [
-      [emailKey(email), this.limits.perEmail],
       [addressKey(address), this.limits.perAddress],
+      [emailKey(email), this.limits.perEmail],
     ];
     for (const [key, limit] of counted) {
       const row = await this.db
