@@ -172,3 +172,47 @@ it.skipIf(testStore() !== "sqlite")(
     }
   },
 );
+
+it.skipIf(testStore() !== "sqlite")(
+  "exits with 1 at a second signal during the drain, saying so",
+  { timeout: 60_000 },
+  async () => {
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-shutdown-again-"));
+    const serve = startCli(["serve"], {
+      env: { GATEWAY_DATA_DIR: dir, GATEWAY_DATABASE_URL: "", PORT: String(port) },
+    });
+    try {
+      const listening = JSON.parse(await serve.waitForLine('"msg":"gateway listening"')) as {
+        upstreams: Record<string, string>;
+      };
+      const key = fs.readFileSync(path.join(dir, "first-api-key"), "utf8").trimEnd();
+      await fetch(`${listening.upstreams.catalog}/_sandbox/faults`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ delay_ms: 8000, count: 1, path_prefix: "/api/v1/items/" }),
+      });
+      const held = fetch(`http://127.0.0.1:${port}/v1/catalog/product_detail`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ product_id: "cat-prd-0042" }),
+      }).catch((error: unknown) => error);
+      await sleep(300);
+      const exited = new Promise<number | null>((resolve) => serve.child.once("exit", (code) => resolve(code)));
+      serve.child.kill("SIGTERM");
+      await serve.waitForLine('"msg":"shutting down: finishing in-flight requests"');
+      serve.child.kill("SIGTERM");
+      expect(await exited).toBe(1);
+      const line = await serve.waitForLine("second signal during shutdown");
+      expect(JSON.parse(line)).toMatchObject({
+        level: 50,
+        signal: "SIGTERM",
+        msg: "second signal during shutdown: exiting without finishing it",
+      });
+      await held;
+    } finally {
+      await serve.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

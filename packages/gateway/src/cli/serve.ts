@@ -67,7 +67,13 @@ export function serveCommand(): Command {
       }
       let stopping = false;
       const stop = (signal: string) => {
-        if (stopping) return;
+        // A second signal during the drain (an operator out of patience) ends the process at once, as the timeout
+        // does, but says so: left to Node's default it would die silently, losing the log lines not yet written.
+        if (stopping) {
+          gateway.app.log.error({ signal }, "second signal during shutdown: exiting without finishing it");
+          logStream.flushSync();
+          process.exit(1);
+        }
         stopping = true;
         gateway.app.log.info({ signal }, "shutting down: finishing in-flight requests");
         // A drain that cannot end (a store that stopped answering holds its pool open) does not hold the process.
@@ -90,8 +96,8 @@ export function serveCommand(): Command {
           },
         );
       };
-      process.once("SIGTERM", () => stop("SIGTERM"));
-      process.once("SIGINT", () => stop("SIGINT"));
+      process.on("SIGTERM", () => stop("SIGTERM"));
+      process.on("SIGINT", () => stop("SIGINT"));
     });
 }
 
