@@ -120,6 +120,11 @@ it.skipIf(testStore() !== "sqlite")(
         expect(answer.body.data.id).toBe("cat-prd-0042");
       }
       expect(await soon(exited)).toBe(0);
+      expect(JSON.parse(await serve.waitForLine('"msg":"shut down'))).toMatchObject({
+        level: 30,
+        signal: "SIGTERM",
+        msg: "shut down: every request answered and the pools closed",
+      });
     } finally {
       clearTimeout(drainTimer);
       await serve.stop();

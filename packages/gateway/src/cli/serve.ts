@@ -87,6 +87,7 @@ export function serveCommand(): Command {
         }, config.shutdownTimeoutMs).unref();
         gateway.close().then(
           () => {
+            gateway.app.log.info({ signal }, "shut down: every request answered and the pools closed");
             logStream.flushSync();
             process.exit(0);
           },
