@@ -74,7 +74,7 @@ describe.skipIf(testStore() !== "sqlite")("gateway serve with a value it does no
     });
   });
 
-  it("names GATEWAY_DATA_DIR when it cannot be used: files it cannot open, a file, a path under a file, under /proc", async () => {
+  it("names GATEWAY_DATA_DIR when it cannot be used: files it cannot open, a store that is not SQLite, a file, a path under a file, under /proc", async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "serve-config-")), "a-file");
     dataDirs.push(path.dirname(file));
     fs.writeFileSync(file, "");
@@ -82,8 +82,13 @@ describe.skipIf(testStore() !== "sqlite")("gateway serve with a value it does no
     const locked = fs.mkdtempSync(path.join(os.tmpdir(), "serve-config-"));
     dataDirs.push(locked);
     fs.mkdirSync(path.join(locked, "serve.lock"));
+    // A gateway.db that is not a SQLite database (another file put in its place, or a damaged header).
+    const notSqlite = fs.mkdtempSync(path.join(os.tmpdir(), "serve-config-"));
+    dataDirs.push(notSqlite);
+    fs.writeFileSync(path.join(notSqlite, "gateway.db"), "not a database, but long enough to have a header");
     const cases = [
       [locked, `unable to open database file (${path.join(locked, "serve.lock")})`],
+      [notSqlite, `file is not a database (${path.join(notSqlite, "gateway.db")})`],
       [file, "it is not a directory"],
       [path.join(file, "data"), `ENOTDIR: not a directory, mkdir '${path.join(file, "data")}'`],
       // Node 20's recursive mkdirSync loops for ever on such a path: the start must end, saying why.

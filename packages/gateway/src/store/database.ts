@@ -77,7 +77,13 @@ export function openStore(options: StoreOptions): Store {
     throw dataDirError(options.dataDir, (error as Error).message);
   }
   const sqlite = new SQLite(file);
-  sqlite.pragma("journal_mode = WAL");
+  try {
+    // The first statement reads the file: one that is not a SQLite database fails here, and is named.
+    sqlite.pragma("journal_mode = WAL");
+  } catch (error) {
+    sqlite.close();
+    throw dataDirError(options.dataDir, `${(error as Error).message} (${file})`);
+  }
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
