@@ -210,3 +210,26 @@ describe("flows for one external_ref finishing at the same moment", () => {
     expect(sessions.map((session) => session.connection_id)).toContain(live[0].id);
   });
 });
+
+describe("sessions past their retention", () => {
+  it("are deleted a week after their link expired: the link is then not valid rather than expired", async () => {
+    const old = await createSession(s.t, "retained");
+    s.clock.advance(30 * 60_000 + 7 * 24 * 60 * 60_000 - 1);
+    await createSession(s.t, "retention_probe_1");
+    // A week after expiring, less a millisecond: still kept, and still "expired".
+    expect(await sessionRow("retained")).toEqual({ status: "pending", failure: null, connection_id: null });
+    const kept = await new FormBrowser().get(old.connect_url);
+    expect([kept.status, textOf(kept.html)]).toEqual([410, expect.stringContaining("This connect link has expired")]);
+    // An hour on, the next session created purges it.
+    s.clock.advance(60 * 60_000);
+    await createSession(s.t, "retention_probe_2");
+    const left = await s.t.gateway.core.store.db
+      .selectFrom("connect_sessions")
+      .select("external_ref")
+      .where("external_ref", "=", "retained")
+      .execute();
+    expect(left).toEqual([]);
+    const gone = await new FormBrowser().get(old.connect_url);
+    expect([gone.status, textOf(gone.html)]).toEqual([404, expect.stringContaining("This connect link is not valid")]);
+  });
+});

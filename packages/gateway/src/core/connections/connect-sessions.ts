@@ -52,12 +52,28 @@ export function withoutConnections(connections: Connections, providerId: string)
   };
 }
 
+/** How long a session is kept once its link expired: its link says "expired" (410) until then, "not valid" (404) after. */
+export const connectSessionRetentionMs = 7 * 24 * 60 * 60_000;
+const purgeIntervalMs = 60 * 60_000;
+
 export class ConnectSessions {
+  private lastPurge = Number.NEGATIVE_INFINITY;
+
   constructor(private readonly deps: ConnectSessionDeps) {}
 
   async create(input: { accountId: string; providerId: string; externalRef: string }) {
     const unsupported = withoutConnections(this.deps.connections, input.providerId);
     if (unsupported) throw brokenRuleError(unsupported);
+    // Every session ends within its link's 30 minutes; those past the retention are deleted, by each node at most
+    // once an hour, so that the table holds what a link can still be asked about.
+    const now = this.deps.clock.now();
+    if (now - this.lastPurge >= purgeIntervalMs) {
+      this.lastPurge = now;
+      await this.deps.db
+        .deleteFrom("connect_sessions")
+        .where("expires_at", "<=", now - connectSessionRetentionMs)
+        .execute();
+    }
     const { token, expiresAt } = await insertConnectSession(this.deps.db, this.deps.clock, input);
     return {
       token,
