@@ -229,7 +229,9 @@ function finishStore(db: Kysely<Database>, kind: StoreKind, schema: string | und
       }
       if (error || failed) {
         const which = failed ? `Migration ${failed.migrationName}` : "Migrating the store";
-        throw new Error(`${which} failed: ${String(error)}`, { cause: error });
+        // Named as the first use names it: a connection lost in the middle says which database it was.
+        const where = kind === "postgres" ? ` of PostgreSQL at ${location} (GATEWAY_DATABASE_URL)` : "";
+        throw new Error(`${which}${where} failed: ${String(error)}`, { cause: error });
       }
       const [first] = Object.keys(await migrationProvider.getMigrations()).sort();
       return { created: results?.some((r) => r.migrationName === first && r.status === "Success") ?? false };
