@@ -132,32 +132,47 @@ it.skipIf(testStore() !== "sqlite")(
   },
 );
 
+/** `gateway serve` on a new SQLite data dir, with one request held 8 s by its upstream: stop it in `test`. */
+async function withOneRequestHeld(
+  name: string,
+  env: Record<string, string>,
+  test: (serve: ReturnType<typeof startCli>, exited: Promise<number | null>) => Promise<void>,
+): Promise<void> {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `serve-shutdown-${name}-`));
+  const serve = startCli(["serve"], {
+    env: { GATEWAY_DATA_DIR: dir, GATEWAY_DATABASE_URL: "", PORT: String(port), ...env },
+  });
+  try {
+    const listening = JSON.parse(await serve.waitForLine('"msg":"gateway listening"')) as {
+      upstreams: Record<string, string>;
+    };
+    const key = fs.readFileSync(path.join(dir, "first-api-key"), "utf8").trimEnd();
+    await fetch(`${listening.upstreams.catalog}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ delay_ms: 8000, count: 1, path_prefix: "/api/v1/items/" }),
+    });
+    const held = fetch(`http://127.0.0.1:${port}/v1/catalog/product_detail`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ product_id: "cat-prd-0042" }),
+    }).catch((error: unknown) => error);
+    await sleep(300);
+    const exited = new Promise<number | null>((resolve) => serve.child.once("exit", (code) => resolve(code)));
+    await test(serve, exited);
+    await held;
+  } finally {
+    await serve.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 it.skipIf(testStore() !== "sqlite")(
   "exits with 1 when the drain outlasts GATEWAY_SHUTDOWN_TIMEOUT_MS, saying so",
   { timeout: 60_000 },
-  async () => {
-    const port = await freePort();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-shutdown-late-"));
-    const serve = startCli(["serve"], {
-      env: { GATEWAY_DATA_DIR: dir, GATEWAY_DATABASE_URL: "", PORT: String(port), GATEWAY_SHUTDOWN_TIMEOUT_MS: "1000" },
-    });
-    try {
-      const listening = JSON.parse(await serve.waitForLine('"msg":"gateway listening"')) as {
-        upstreams: Record<string, string>;
-      };
-      const key = fs.readFileSync(path.join(dir, "first-api-key"), "utf8").trimEnd();
-      await fetch(`${listening.upstreams.catalog}/_sandbox/faults`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ delay_ms: 8000, count: 1, path_prefix: "/api/v1/items/" }),
-      });
-      const held = fetch(`http://127.0.0.1:${port}/v1/catalog/product_detail`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ product_id: "cat-prd-0042" }),
-      }).catch((error: unknown) => error);
-      await sleep(300);
-      const exited = new Promise<number | null>((resolve) => serve.child.once("exit", (code) => resolve(code)));
+  () =>
+    withOneRequestHeld("late", { GATEWAY_SHUTDOWN_TIMEOUT_MS: "1000" }, async (serve, exited) => {
       const signalled = performance.now();
       serve.child.kill("SIGTERM");
       expect(await exited).toBe(1);
@@ -170,40 +185,14 @@ it.skipIf(testStore() !== "sqlite")(
         timeout_ms: 1000,
         msg: "shutdown did not finish in time (GATEWAY_SHUTDOWN_TIMEOUT_MS): exiting without it",
       });
-      await held;
-    } finally {
-      await serve.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  },
+    }),
 );
 
 it.skipIf(testStore() !== "sqlite")(
   "exits with 1 at a second signal during the drain, saying so",
   { timeout: 60_000 },
-  async () => {
-    const port = await freePort();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-shutdown-again-"));
-    const serve = startCli(["serve"], {
-      env: { GATEWAY_DATA_DIR: dir, GATEWAY_DATABASE_URL: "", PORT: String(port) },
-    });
-    try {
-      const listening = JSON.parse(await serve.waitForLine('"msg":"gateway listening"')) as {
-        upstreams: Record<string, string>;
-      };
-      const key = fs.readFileSync(path.join(dir, "first-api-key"), "utf8").trimEnd();
-      await fetch(`${listening.upstreams.catalog}/_sandbox/faults`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ delay_ms: 8000, count: 1, path_prefix: "/api/v1/items/" }),
-      });
-      const held = fetch(`http://127.0.0.1:${port}/v1/catalog/product_detail`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ product_id: "cat-prd-0042" }),
-      }).catch((error: unknown) => error);
-      await sleep(300);
-      const exited = new Promise<number | null>((resolve) => serve.child.once("exit", (code) => resolve(code)));
+  () =>
+    withOneRequestHeld("again", {}, async (serve, exited) => {
       serve.child.kill("SIGTERM");
       await serve.waitForLine('"msg":"shutting down: finishing in-flight requests"');
       serve.child.kill("SIGTERM");
@@ -214,10 +203,5 @@ it.skipIf(testStore() !== "sqlite")(
         signal: "SIGTERM",
         msg: "second signal during shutdown: exiting without finishing it",
       });
-      await held;
-    } finally {
-      await serve.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  },
+    }),
 );
