@@ -25,7 +25,10 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ["::", 127], // :: and ::1
   ["100::", 64],
+  ["2001::", 23], // IETF protocol assignments, not globally reachable: Teredo (2001::/32) tunnels to an IPv4 it embeds
   ["2001:db8::", 32],
+  ["3fff::", 20], // documentation, as 2001:db8::/32 (RFC 9637)
+  ["5f00::", 16], // segment routing (SRv6) identifiers
   ["fc00::", 7],
   ["fe80::", 10],
   ["fec0::", 10],

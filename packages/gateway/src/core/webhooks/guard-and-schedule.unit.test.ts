@@ -31,6 +31,10 @@ describe("isPrivateAddress", () => {
       "::ffff:0:7f00:1",
       "::ffff:0:a00:1",
       "2002:c0a8:0101::1",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+      "2001:2::1",
+      "3fff::1",
+      "5f00::1",
       "not-an-address",
     ]) {
       expect(isPrivateAddress(address), address).toBe(true);
@@ -43,6 +47,7 @@ describe("isPrivateAddress", () => {
       "8.8.8.8",
       "172.32.0.1",
       "2606:4700::1111",
+      "2001:4860:4860::8888",
       "64:ff9b::808:808",
       "::ffff:8.8.8.8",
       "64:ff9b:1::808:808",
