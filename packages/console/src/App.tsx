@@ -1,5 +1,6 @@
 // The console: asks who is signed in, shows the sign-in page or the pages of the account, and goes back to sign-in
 // as soon as the session ends (any 401 of the console API).
+import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, bindSession, type Session } from "./api.ts";
 import { CatalogueContext, type LoadedCatalogue } from "./catalogue.ts";
@@ -20,7 +21,7 @@ export function App() {
   const [state, setState] = useState<State>({ kind: "checking" });
   const [catalogue, setCatalogue] = useState<LoadedCatalogue>({ providers: [], loaded: false });
   const [catalogueError, setCatalogueError] = useState<ApiError | undefined>();
-  const path = usePath();
+  const { path, visit } = usePath();
 
   // The operation catalogue names the scopes, providers and event types the forms offer: without it they would offer
   // none and say so as if it were true, so its failure is shown, with a way to read it again.
@@ -108,7 +109,7 @@ export function App() {
           signedOut(false);
         }}
       >
-        {page.render(state.session)}
+        <Fragment key={visit}>{page.render(state.session)}</Fragment>
       </Layout>
     </CatalogueContext.Provider>
   );

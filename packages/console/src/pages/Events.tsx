@@ -6,6 +6,7 @@ import { EmptyState, ErrorNotice, Loading } from "../components/feedback.tsx";
 import { Link, Time } from "../components/format.tsx";
 import { useAction, useResource } from "../hooks.ts";
 import type { GatewayEvent } from "../resources.ts";
+import { replaceQuery } from "../router.ts";
 
 type Page = Envelope<{ events: GatewayEvent[] }>;
 
@@ -46,7 +47,7 @@ export function EventsPage() {
             onChange={(e) => {
               const value = e.currentTarget.value;
               setType(value);
-              history.replaceState(null, "", value ? `?type=${encodeURIComponent(value)}` : location.pathname);
+              replaceQuery(new URLSearchParams(value ? { type: value } : {}));
             }}
           >
             <option value="">All types</option>

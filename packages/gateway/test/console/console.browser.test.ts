@@ -150,6 +150,28 @@ describe("the console in a browser", () => {
     expect(await accessibilityProblems(page)).toEqual([]);
   });
 
+  it("shows every event again when Events is chosen while a type filters them", async () => {
+    await page.getByLabel("Type").selectOption("reservation.confirmed");
+    await page.getByText("No reservation.confirmed events").waitFor();
+    expect(page.url()).toBe(`${t.url}/console/events?type=reservation.confirmed`);
+    await nav("Events");
+    await page.waitForURL(`${t.url}/console/events`);
+    await page.getByRole("row").filter({ hasText: "test.event" }).first().waitFor();
+    expect(await page.getByLabel("Type").inputValue()).toBe("");
+    // Back to the filtered address shows the filtered list again.
+    await page.goBack();
+    await page.getByText("No reservation.confirmed events").waitFor();
+    expect(await page.getByLabel("Type").inputValue()).toBe("reservation.confirmed");
+    // The skip link moves focus, not the page: the filter chosen stays.
+    await page.getByLabel("Type").selectOption("test.event");
+    await page.getByRole("row").filter({ hasText: "test.event" }).first().waitFor();
+    await page.getByRole("link", { name: "Skip to content" }).focus();
+    await page.keyboard.press("Enter");
+    await page.goBack();
+    expect(await page.getByLabel("Type").inputValue()).toBe("test.event");
+    await nav("Events");
+  });
+
   it("shows connections with a clear empty state", async () => {
     await nav("Connections");
     await page.getByText("No connections yet").waitFor();
