@@ -51,6 +51,9 @@ export function EventsPage() {
             }}
           >
             <option value="">All types</option>
+            {/* A type from the address that the catalogue does not name (mistyped, or not read yet) is shown as chosen,
+                so that the list's error is explained and All types can be chosen again. */}
+            {type && !types.includes(type) && <option value={type}>{type}</option>}
             {types.map((t) => (
               <option key={t} value={t}>
                 {t}

@@ -172,6 +172,15 @@ describe("the console in a browser", () => {
     await nav("Events");
   });
 
+  it("shows a type from the address that no event has as chosen, and All types brings every event back", async () => {
+    await page.goto(`${t.url}/console/events?type=no.such.type`);
+    await page.getByRole("alert").getByText("The input of platform:list_events is invalid").waitFor();
+    expect(await page.getByLabel("Type").inputValue()).toBe("no.such.type");
+    await page.getByLabel("Type").selectOption("");
+    await page.getByRole("row").filter({ hasText: "test.event" }).first().waitFor();
+    expect(page.url()).toBe(`${t.url}/console/events`);
+  });
+
   it("shows connections with a clear empty state", async () => {
     await nav("Connections");
     await page.getByText("No connections yet").waitFor();
