@@ -1,6 +1,6 @@
 // The frame of every signed-in page: a skip link, the header (account, user, sign-out), the navigation (a sidebar on
 // wide screens, a scrolling row on phones) and the page's heading, which takes focus after each navigation.
-import type { ComponentChildren } from "preact";
+import type { ComponentChildren, RefObject } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import type { ApiError, Session } from "./api.ts";
 import { ErrorNotice } from "./components/feedback.tsx";
@@ -21,13 +21,10 @@ export function Layout(props: {
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const signOut = useAction(props.onSignOut);
-  const first = useRef(true);
   useEffect(() => {
     document.title = `${props.title} · Provider Gateway`;
-    // Moving focus to the new heading tells screen reader users the page changed; not on the first load.
-    if (!first.current) heading.current?.focus();
-    first.current = false;
-  }, [props.title, props.path]);
+  }, [props.title]);
+  useHeadingFocus(heading, [props.title, props.path]);
   useEffect(() => keepFocusOnPage(() => heading.current), []);
 
   return (
@@ -92,6 +89,18 @@ export function Layout(props: {
       </main>
     </div>
   );
+}
+
+// The first page the document shows leaves focus where the browser put it; every later one (a navigation, the pages
+// after signing in, the sign-in page after signing out or after the session ended) moves it to its heading, which
+// tells screen reader users the page changed.
+let shownAPage = false;
+
+export function useHeadingFocus(heading: RefObject<HTMLHeadingElement | null>, inputs: unknown[]): void {
+  useEffect(() => {
+    if (shownAPage) heading.current?.focus();
+    shownAPage = true;
+  }, inputs);
 }
 
 /**

@@ -58,7 +58,7 @@ export function ShownOnce({
   useEffect(() => input.current?.focus(), []);
   return (
     <section class="shown-once" aria-labelledby="shown-once-title">
-      <h3 id="shown-once-title">{label}</h3>
+      <h2 id="shown-once-title">{label}</h2>
       <p>This is the only time it is shown. Store it somewhere safe now; it cannot be read again.</p>
       <div class="secret-row">
         <label class="visually-hidden" for="shown-once-value">

@@ -1,17 +1,20 @@
 // Sign-in with email and password. Throttled on the server; its errors (wrong password, too many attempts) are shown
 // as they come, with their request id.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Session } from "../api.ts";
 import { ErrorNotice } from "../components/feedback.tsx";
 import { useAction } from "../hooks.ts";
+import { useHeadingFocus } from "../Layout.tsx";
 
 export function SignIn({ ended, onSignedIn }: { ended: boolean; onSignedIn: (session: Session) => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const signIn = useAction(async () => onSignedIn((await api.signIn(email, password)).data));
+  const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = "Sign in · Provider Gateway";
   }, []);
+  useHeadingFocus(heading, []);
 
   return (
     <main class="signin" id="main">
@@ -28,7 +31,9 @@ export function SignIn({ ended, onSignedIn }: { ended: boolean; onSignedIn: (ses
           </span>{" "}
           Provider Gateway
         </p>
-        <h1>Sign in to the console</h1>
+        <h1 tabIndex={-1} ref={heading}>
+          Sign in to the console
+        </h1>
         {ended && !signIn.error && (
           <p class="notice notice-info" role="status">
             Your session has ended. Sign in again to continue.

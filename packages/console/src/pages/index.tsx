@@ -25,7 +25,9 @@ interface Page {
   render(session: Session): JSX.Element;
 }
 
-export function pageFor(path: string): Page {
+export function pageFor(address: string): Page {
+  // One trailing slash names the same page (`/console/keys/`), as it does `/console/`.
+  const path = address.length > 1 ? address.replace(/\/$/, "") : address;
   const event = /^\/console\/events\/([^/]+)$/.exec(path);
   if (event?.[1]) {
     const id = decodeURIComponent(event[1]);
@@ -43,7 +45,6 @@ export function pageFor(path: string): Page {
     case "/console/usage":
       return { title: "Usage", render: () => <UsagePage /> };
     case "/console":
-    case "/console/":
     case "/console/keys":
       return { title: "API keys", render: () => <KeysPage /> };
     default:

@@ -61,6 +61,9 @@ describe("the console in a browser", () => {
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    // The page that replaced the sign-in form has focus on its heading, so that a screen reader announces it.
+    await page.waitForFunction(() => document.activeElement?.matches("h1") && document.activeElement.textContent);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("API keys");
     const cookies = await context.cookies();
     expect(cookies.find((c) => c.name === "gateway_session")).toMatchObject({ httpOnly: true, sameSite: "Lax" });
   });
@@ -193,6 +196,10 @@ describe("the console in a browser", () => {
     await page.getByRole("main").getByRole("link", { name: "API keys" }).click();
     await page.waitForURL(`${t.url}/console/keys`);
     await page.getByRole("heading", { name: "API keys" }).first().waitFor();
+    // A trailing slash names the same page, as it does for /console/.
+    await page.goto(`${t.url}/console/events/`);
+    await page.getByRole("heading", { level: 1, name: "Events" }).waitFor();
+    expect(await page.title()).toBe("Events · Provider Gateway");
   });
 
   it("shows a failed load's error without a dismiss button that could not dismiss it", async () => {
@@ -506,6 +513,7 @@ describe("the console in a browser", () => {
     await signInInAnotherTab("ada@example.com");
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in to the console" }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Sign in to the console");
     const status = await page.evaluate(async () => (await fetch("/console/api/session")).status);
     expect(status).toBe(401);
     await page.goto(`${t.url}/console/usage`);
