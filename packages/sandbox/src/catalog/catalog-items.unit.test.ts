@@ -48,6 +48,12 @@ describe("catalog item search", () => {
     );
   });
 
+  it("searches the item caption too", async () => {
+    const { body } = await catalog.get(`/api/v1/items/search?keyword=${encodeURIComponent("令和6年産（5kg）")}`);
+    expect(body.items.map((i: Json) => i.itemCode)).toContain("cat-prd-0001");
+    for (const item of body.items) expect(item.itemCaption).toContain("令和6年産（5kg）");
+  });
+
   it("filters by price range and sorts by price both ways", async () => {
     const asc = await catalog.get("/api/v1/items/search?minPrice=1000&maxPrice=5000&sort=%2BitemPrice&hits=100");
     const prices = asc.body.items.map((i: Json) => i.itemPrice);

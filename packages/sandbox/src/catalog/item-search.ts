@@ -56,7 +56,7 @@ export function searchItems(data: CatalogData, criteria: ItemCriteria): CatalogI
     if (maxPrice !== undefined && item.itemPrice > maxPrice) return false;
     if (availability === 1 && !item.availability) return false;
     if (terms.length === 0) return true;
-    const haystack = [item.itemName, item.catchcopy, item.genreName, item.shopName, ...item.tags]
+    const haystack = [item.itemName, item.catchcopy, item.itemCaption, item.genreName, item.shopName, ...item.tags]
       .join(" ")
       .toLowerCase();
     return terms.every((term) => haystack.includes(term));
