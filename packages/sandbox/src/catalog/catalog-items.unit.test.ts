@@ -54,6 +54,17 @@ describe("catalog item search", () => {
     for (const item of body.items) expect(item.itemCaption).toContain("令和6年産（5kg）");
   });
 
+  it("matches full-width and half-width forms alike, as it does upper and lower case", async () => {
+    const codes = async (keyword: string) =>
+      (await catalog.get(`/api/v1/items/search?keyword=${encodeURIComponent(keyword)}&hits=100`)).body.items.map(
+        (i: Json) => i.itemCode,
+      );
+    const rice = await codes("コシヒカリ 5kg");
+    expect(rice).toContain("cat-prd-0001");
+    expect(await codes("ｺｼﾋｶﾘ　５ｋｇ")).toEqual(rice);
+    expect(await codes("コシヒカリ 5KG")).toEqual(rice);
+  });
+
   it("filters by price range and sorts by price both ways", async () => {
     const asc = await catalog.get("/api/v1/items/search?minPrice=1000&maxPrice=5000&sort=%2BitemPrice&hits=100");
     const prices = asc.body.items.map((i: Json) => i.itemPrice);

@@ -15,6 +15,11 @@ describe("catalog stores", () => {
     expect(keyword.body.stores[0]).toMatchObject({ storeId: "cat-str-001", storeName: "ひなたストア 渋谷店" });
   });
 
+  it("matches a keyword typed in full-width forms", async () => {
+    const { body } = await catalog.get(`/api/v1/stores/search?keyword=${q("道玄坂２－１０")}`);
+    expect(body.stores.map((s: Json) => s.storeId)).toEqual(["cat-str-001"]);
+  });
+
   it("searches near a point, nearest first, within the radius", async () => {
     const shibuyaStation = "lat=35.658&lng=139.7016";
     const { body } = await catalog.get(`/api/v1/stores/search?${shibuyaStation}&radiusKm=3`);

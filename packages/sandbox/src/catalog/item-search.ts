@@ -39,14 +39,19 @@ export function sortItems(items: CatalogItem[], sort: ItemSort): CatalogItem[] {
   return items.sort((a, b) => direction * (a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : 0));
 }
 
+/**
+ * A keyword and the text it searches, compared after NFKC and lower-casing, so that full-width letters, digits and
+ * signs and half-width katakana (５ｋｇ, ｺｼﾋｶﾘ, ２－１０) match their usual forms, as upper and lower case do.
+ */
+export const foldForSearch = (text: string): string => text.normalize("NFKC").toLowerCase();
+
 export function searchItems(data: CatalogData, criteria: ItemCriteria): CatalogItem[] {
   const sort = parseItemSort(criteria.sort);
   const { minPrice, maxPrice, availability } = criteria;
   if (minPrice !== undefined && maxPrice !== undefined && minPrice > maxPrice) {
     throw badRequest("minPrice must not be greater than maxPrice");
   }
-  const terms = (criteria.keyword ?? "")
-    .toLowerCase()
+  const terms = foldForSearch(criteria.keyword ?? "")
     .split(/[\s\u3000]+/)
     .filter((t) => t !== "");
   const genres = criteria.genreId === undefined ? undefined : genreAndDescendants(data, criteria.genreId);
@@ -56,9 +61,9 @@ export function searchItems(data: CatalogData, criteria: ItemCriteria): CatalogI
     if (maxPrice !== undefined && item.itemPrice > maxPrice) return false;
     if (availability === 1 && !item.availability) return false;
     if (terms.length === 0) return true;
-    const haystack = [item.itemName, item.catchcopy, item.itemCaption, item.genreName, item.shopName, ...item.tags]
-      .join(" ")
-      .toLowerCase();
+    const haystack = foldForSearch(
+      [item.itemName, item.catchcopy, item.itemCaption, item.genreName, item.shopName, ...item.tags].join(" "),
+    );
     return terms.every((term) => haystack.includes(term));
   });
   return sortItems(matches, sort);

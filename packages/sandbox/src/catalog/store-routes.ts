@@ -6,6 +6,7 @@ import { distanceKm } from "../shared/geo.ts";
 import { pageParam, paginate, perPageParam } from "../shared/paging.ts";
 import type { CatalogData } from "./data.ts";
 import { listHeader } from "./format.ts";
+import { foldForSearch } from "./item-search.ts";
 import type { CatalogStore } from "./stores.ts";
 
 const StoreSearchQuery = Type.Object({
@@ -31,13 +32,15 @@ export function registerStoreRoutes(app: FastifyInstance, data: CatalogData): vo
     async (request) => {
       const { keyword, ward, service, lat, lng, radiusKm, page, hits } = request.query;
       if ((lat === undefined) !== (lng === undefined)) throw badRequest("lat and lng must be given together");
-      const terms = (keyword ?? "").split(/[\s\u3000]+/).filter((t) => t !== "");
+      const terms = foldForSearch(keyword ?? "")
+        .split(/[\s\u3000]+/)
+        .filter((t) => t !== "");
       let matches: StoreHit[] = data.stores.filter((store) => {
         if (ward !== undefined && store.ward !== ward) return false;
         if (service !== undefined && !store.services.includes(service as CatalogStore["services"][number])) {
           return false;
         }
-        const haystack = `${store.storeName} ${store.fullAddress} ${store.nearestStation}`;
+        const haystack = foldForSearch(`${store.storeName} ${store.fullAddress} ${store.nearestStation}`);
         return terms.every((term) => haystack.includes(term));
       });
       if (lat !== undefined && lng !== undefined) {
