@@ -31,6 +31,13 @@ describe("search_menus", () => {
       ["kitchen_hayate", ["item_hayate_gyoza"]],
     ]);
     expect(gyoza.body.data.menus[0].items[0].price).toEqual({ amount: 450, currency: "JPY" });
+    // Full-width and half-width forms match alike (NFKC), as upper and lower case do.
+    const wide = await callOperation(s, "search_menus", { keyword: "ＧＹＯＺＡ" });
+    expect(wide.body.data.menus.map((m: any) => [m.restaurant.id, m.items.map((i: any) => i.id)])).toEqual([
+      ["kitchen_hayate", ["item_hayate_gyoza"]],
+    ]);
+    const curry = await callOperation(s, "search_menus", { keyword: "ｶﾚｰ" });
+    expect(curry.body.data.menus.map((m: any) => m.restaurant.id)).toEqual(["kitchen_akatsuki"]);
     const page1 = await callOperation(s, "search_menus", { limit: 5 });
     expect(page1.body.data.total).toBe(8);
     expect(page1.body.pagination).toEqual({ next_cursor: expect.any(String), has_more: true });
