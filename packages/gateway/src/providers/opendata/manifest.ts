@@ -70,7 +70,11 @@ const lookupPostalCode = defineOperation({
   },
   async handle(input, ctx) {
     const postalCode = input.postal_code.replace("-", "");
-    const body = await ctx.upstream.request<UpstreamPostal>({ path: "/api/search", query: { zipcode: postalCode } });
+    // The upstream answers 20 towns unless asked for more, up to 100: a code that covers more is listed whole.
+    const body = await ctx.upstream.request<UpstreamPostal>({
+      path: "/api/search",
+      query: { zipcode: postalCode, limit: "100" },
+    });
     if (body.results === null || (Array.isArray(body.results) && body.results.length === 0)) {
       throw new GatewayError("not_found", `The opendata provider has no address for postal code ${postalCode}`, {
         provider: "opendata",

@@ -73,7 +73,21 @@ describe("opendata against an upstream answering 200 with other shapes", () => {
   beforeAll(async () => {
     // zipcloud answers an unknown postal code with 200 and `results: null`; the holidays answer here lacks its list.
     upstream = http.createServer((request, response) => {
-      const body = request.url?.startsWith("/api/search") ? { status: 200, message: null, results: null } : {};
+      const url = new URL(request.url ?? "/", "http://upstream");
+      // One code here covers 30 towns; zipcloud answers at most `limit` of them (20 unless asked).
+      const towns = Array.from({ length: 30 }, (_, i) => ({
+        zipcode: "4520961",
+        prefcode: "23",
+        address1: "愛知県",
+        address2: "清須市",
+        address3: `町${i + 1}`,
+        kana1: "ｱｲﾁｹﾝ",
+        kana2: "ｷﾖｽｼ",
+        kana3: `ﾏﾁ${i + 1}`,
+      }));
+      const limit = Number(url.searchParams.get("limit") ?? 20);
+      const results = url.searchParams.get("zipcode") === "4520961" ? towns.slice(0, limit) : null;
+      const body = url.pathname === "/api/search" ? { status: 200, message: null, results } : {};
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
     });
     await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
@@ -83,6 +97,13 @@ describe("opendata against an upstream answering 200 with other shapes", () => {
   afterAll(async () => {
     await other?.close();
     upstream?.close();
+  });
+
+  it("lists every town of a postal code that has more than the upstream's default page of 20", async () => {
+    const many = await other.call("opendata", "lookup_postal_code", { postal_code: "4520961" });
+    expect(many.status).toBe(200);
+    const towns = ((await many.json()) as any).data.addresses.map((a: { town: string }) => a.town);
+    expect(towns).toEqual(Array.from({ length: 30 }, (_, i) => `町${i + 1}`));
   });
 
   it("answers `results: null` with 404 not_found, and a list missing from the answer with 502", async () => {
