@@ -723,7 +723,7 @@ export interface CatalogOperations {
   /**
    * Trending searches
    *
-   * The most searched keywords of the last day, week or month, overall or in a category, with rank changes.
+   * The most searched keywords of the last day, week or month, overall or in a category (ranked within it), with rank changes.
    *
    * `catalog:search_trends` · API key only · read-only, retried freely.
    */

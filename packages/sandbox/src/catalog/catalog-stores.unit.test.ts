@@ -65,6 +65,25 @@ describe("catalog trends", () => {
     }
     const drinks = await catalog.get("/api/v1/trends?genreId=200");
     expect(drinks.body.trends.every((t: Json) => [201, 202, 203].includes(t.genreId))).toBe(true);
+    // A genre's keywords are ranked among themselves, now and in the previous period, in the overall order.
+    const overall = (await catalog.get("/api/v1/trends?hits=50")).body.trends as Json[];
+    const ofDrinks = overall.filter((t) => [201, 202, 203].includes(t.genreId as number));
+    expect(drinks.body.trends.map((t: Json) => [t.keyword, t.rank])).toEqual(
+      ofDrinks.slice(0, 10).map((t, i) => [t.keyword, i + 1]),
+    );
+    const previous = ofDrinks
+      .filter((t) => t.previousRank !== null)
+      .sort((a, b) => (a.previousRank as number) - (b.previousRank as number))
+      .map((t) => t.keyword);
+    for (const trend of drinks.body.trends as Json[]) {
+      const expected = previous.includes(trend.keyword as string)
+        ? previous.indexOf(trend.keyword as string) + 1
+        : null;
+      expect([trend.keyword, trend.previousRank]).toEqual([trend.keyword, expected]);
+      const rank = trend.rank as number;
+      const change = expected === null ? "new" : expected > rank ? "up" : expected < rank ? "down" : "same";
+      expect([trend.keyword, trend.rankChange]).toEqual([trend.keyword, change]);
+    }
     expect((await catalog.get("/api/v1/trends?period=yearly")).status).toBe(400);
     expect((await catalog.get("/api/v1/trends?genreId=12345")).status).toBe(404);
   });

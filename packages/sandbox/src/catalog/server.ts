@@ -12,6 +12,7 @@ import { registerItemRoutes } from "./item-routes.ts";
 import { searchItems } from "./item-search.ts";
 import { DATA_UPDATED_AT, SITE_HOST } from "./products.ts";
 import { registerStoreRoutes } from "./store-routes.ts";
+import { rankedAmong } from "./trends.ts";
 
 const GenreParams = Type.Object({ genreId: Type.Integer({ minimum: 0 }) });
 const BrowseQuery = Type.Object({ sort: Type.Optional(Type.String()), page: pageParam(), hits: perPageParam(30, 100) });
@@ -95,7 +96,9 @@ function registerSiteRoutes(app: FastifyInstance, data: CatalogData): void {
       const report = data.trends[period];
       const inGenre = (trendGenre: number): boolean =>
         genreId === undefined || genrePath(data, trendGenre).some((g) => g.genreId === genreId);
-      const trends = report.trends.filter((t) => inGenre(t.genreId)).slice(0, hits);
+      // A genre's trends are ranked among themselves, as a category ranking is.
+      const inThisGenre = report.trends.filter((t) => inGenre(t.genreId));
+      const trends = (genreId === undefined ? inThisGenre : rankedAmong(inThisGenre)).slice(0, hits);
       return { ...report, genreId: genreId ?? null, count: trends.length, trends };
     },
   );

@@ -79,6 +79,9 @@ function ranked(period: TrendPeriod, seed: string): Map<string, number> {
   return new Map(scored.map(([keyword, count]) => [keyword, count]));
 }
 
+const rankChange = (previousRank: number | null, rank: number): SearchTrend["rankChange"] =>
+  previousRank === null ? "new" : previousRank > rank ? "up" : previousRank < rank ? "down" : "same";
+
 export function buildTrendReport(period: TrendPeriod): TrendReport {
   const current = ranked(period, "current");
   const previousOrder = [...ranked(period, "previous").keys()].slice(0, 30);
@@ -87,10 +90,21 @@ export function buildTrendReport(period: TrendPeriod): TrendReport {
     const previous = previousOrder.indexOf(keyword);
     const previousRank = previous === -1 ? null : previous + 1;
     const rank = index + 1;
-    const rankChange =
-      previousRank === null ? "new" : previousRank > rank ? "up" : previousRank < rank ? "down" : "same";
-    return { rank, keyword, genreId, searchCount, previousRank, rankChange };
+    return { rank, keyword, genreId, searchCount, previousRank, rankChange: rankChange(previousRank, rank) };
   });
   const [aggregatedFrom, aggregatedTo] = PERIODS[period];
   return { period, aggregatedFrom, aggregatedTo, trends };
+}
+
+/**
+ * A genre's own ranking: `trends` (the overall ranking's keywords of that genre, in order) ranked 1, 2, … among
+ * themselves, this period and the previous one (a keyword unranked then stays new).
+ */
+export function rankedAmong(trends: readonly SearchTrend[]): SearchTrend[] {
+  const previousRanks = trends.flatMap((t) => (t.previousRank === null ? [] : [t.previousRank])).sort((a, b) => a - b);
+  return trends.map((trend, index) => {
+    const rank = index + 1;
+    const previousRank = trend.previousRank === null ? null : previousRanks.indexOf(trend.previousRank) + 1;
+    return { ...trend, rank, previousRank, rankChange: rankChange(previousRank, rank) };
+  });
 }

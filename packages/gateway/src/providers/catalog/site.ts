@@ -75,7 +75,7 @@ export const searchTrends = defineOperation({
   id: "search_trends",
   summary: "Trending searches",
   description:
-    "The most searched keywords of the last day, week or month, overall or in a category, with rank changes.",
+    "The most searched keywords of the last day, week or month, overall or in a category (ranked within it), with rank changes.",
   auth: "none",
   readOnly: true,
   input: StrictObject({
