@@ -66,10 +66,11 @@ function fromFramework(error: FastifyError, request: FastifyRequest): GatewayErr
 export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url: string) => string[]): void {
   app.setErrorHandler((error: FastifyError | GatewayError, request: FastifyRequest, reply: FastifyReply) => {
     const known = error instanceof GatewayError ? error : fromFramework(error, request);
-    // A provider that failed (down, slow, an error answer): the answer says so; the log keeps what happened.
-    if (known?.code === "provider_unavailable" && known.cause !== undefined) {
+    // A provider that failed (down, slow, an error answer): the answer says so to the client; the log says it to the
+    // operator, who sees no answer, with the cause where there is one (a timeout, a refused connection).
+    if (known?.code === "provider_unavailable") {
       request.log.warn(
-        { err: known.cause, request_id: request.id, provider: known.provider },
+        { ...(known.cause !== undefined && { err: known.cause }), request_id: request.id, provider: known.provider },
         `provider failure: ${known.message}`,
       );
     }
