@@ -1,8 +1,10 @@
 // 500 internal_error: an adapter that fails unexpectedly, or answers outside its own output schema, gives the
-// envelope with no stack trace and no detail of the failure.
+// envelope with no stack trace and no detail of the failure; the log has the failure under the request id.
+import { Writable } from "node:stream";
 import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+import { GatewayError } from "../core/errors.ts";
 import { platformProvider } from "../providers/platform/manifest.ts";
 import { StrictObject } from "../providers/schemas.ts";
 import { defineOperation, defineProvider } from "../providers/types.ts";
@@ -32,12 +34,32 @@ const faulty = defineProvider({
       example: { input: {}, output: { count: 1 } },
       handle: async () => ({ data: { count: "many" } as never }),
     }),
+    defineOperation({
+      id: "gateway_error",
+      summary: "Throws the gateway's own 500",
+      auth: "none",
+      input: StrictObject({}),
+      output: Type.Object({}),
+      example: { input: {}, output: {} },
+      handle: async () => {
+        throw new GatewayError("internal_error", "The widget could not be recorded", {
+          cause: new Error("deadlock detected"),
+        });
+      },
+    }),
   ],
 });
 
+const lines: string[] = [];
 let t: TestGateway;
 beforeAll(async () => {
-  t = await startTestGateway({ providers: [platformProvider, faulty] });
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  t = await startTestGateway({ providers: [platformProvider, faulty], logger: { level: "info", stream } });
 });
 afterAll(async () => t?.close());
 
@@ -61,3 +83,25 @@ for (const operation of ["throw", "bad_output"]) {
     expect(body).not.toContain("stack");
   });
 }
+
+it("logs a 500 the gateway answered with its own message at error, with the cause, under the request id", async () => {
+  const response = await t.call("faulty", "gateway_error");
+  expect(response.status).toBe(500);
+  expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+    "The widget could not be recorded",
+  );
+  const requestId = response.headers.get("x-request-id");
+  const logged = lines
+    .join("")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { level: number; msg: string; request_id?: string; err?: { message: string } })
+    .filter((line) => line.request_id === requestId && line.msg !== "request");
+  expect(logged).toEqual([
+    expect.objectContaining({
+      level: 50,
+      msg: "internal error: The widget could not be recorded",
+      err: expect.objectContaining({ message: expect.stringContaining("deadlock detected") }),
+    }),
+  ]);
+});
