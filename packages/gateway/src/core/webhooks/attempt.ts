@@ -5,7 +5,7 @@ import type { Database, WebhookDeliveriesTable } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { AttemptLog, Completion } from "./attempt-log.ts";
 import { endWithoutEndpoint } from "./claim.ts";
-import type { WebhookSender } from "./sender.ts";
+import type { AttemptOutcome, WebhookSender } from "./sender.ts";
 import { signatureHeader } from "./signature.ts";
 import type { AttemptTarget } from "./targets.ts";
 
@@ -60,12 +60,34 @@ export async function attemptDelivery(
     };
     const outcome = await deps.sender.send(url, headers, body);
     release();
+    if (!outcome.ok) logFailedAttempt(deps, delivery, outcome);
     await recordWhileLeased(deps, { delivery, url, attemptedAt, outcome });
   } catch (err) {
     release();
     // The lease runs out and another pass retries: nothing is lost, at worst delivered twice.
     deps.log.error({ err, delivery_id: delivery.id }, "recording a webhook attempt failed");
   }
+}
+
+/**
+ * A receiver that fails is the tenant's to mend (the attempt is retried on the schedule), so this is info, not an
+ * error; it lets an operator answer "where are my webhooks?" from the log. Not the URL, nor the text of an HTTP
+ * failure (a redirect's Location): either may carry a token of the tenant's.
+ */
+function logFailedAttempt(deps: AttemptDeps, delivery: WebhookDeliveriesTable, outcome: AttemptOutcome): void {
+  deps.log.info(
+    {
+      delivery_id: delivery.id,
+      event_id: delivery.event_id,
+      account: delivery.account_id,
+      endpoint_id: delivery.endpoint_id,
+      attempt: delivery.attempt_count,
+      status_code: outcome.statusCode,
+      latency_ms: outcome.latencyMs,
+      ...(outcome.statusCode === null && { error: outcome.error }),
+    },
+    "webhook attempt failed",
+  );
 }
 
 /**

@@ -1,0 +1,42 @@
+// A failed webhook attempt is logged (at info: the receiver is the tenant's to mend), with what identifies the
+// delivery and how the receiver answered, but not the endpoint's URL, which may carry a token of the tenant's.
+import { Writable } from "node:stream";
+import { afterEach, expect, it } from "vitest";
+import { attemptsRecorded, closeAll, sendTestEvent, setupWebhooks } from "./setup.ts";
+
+afterEach(closeAll);
+
+it("logs a failed attempt with the delivery, the event, the account, the attempt and the receiver's status", async () => {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const { gateway, receiver } = await setupWebhooks({
+    answer: (request) => (request.headers["gateway-delivery-attempt"] === "1" ? { status: 503 } : { status: 200 }),
+    gateway: { logger: { level: "info", stream } },
+  });
+  const event = await sendTestEvent(gateway);
+  const delivery = await attemptsRecorded(gateway, event.id, 1);
+  const logged = lines
+    .join("")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.msg === "webhook attempt failed");
+  expect(logged).toEqual([
+    expect.objectContaining({
+      level: 30,
+      delivery_id: delivery.id,
+      event_id: event.id,
+      account: "default",
+      endpoint_id: expect.stringMatching(/^we_/),
+      attempt: 1,
+      status_code: 503,
+      latency_ms: delivery.attempts[0]?.latency_ms,
+    }),
+  ]);
+  expect(lines.join("")).not.toContain(new URL(receiver.url).host);
+});
