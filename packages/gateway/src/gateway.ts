@@ -119,6 +119,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         resolve: options.webhookResolver,
       },
       log,
+      onAttempt: (ok) => metrics.webhookAttempts.inc({ outcome: ok ? "succeeded" : "failed" }),
     });
     closers.push(webhooks.close);
     const core: CoreServices = {

@@ -42,6 +42,12 @@ export function createMetrics() {
       help: "Requests let through without a rate-limit decision because Redis did not answer in time.",
       registers: [registry],
     }),
+    webhookAttempts: new Counter({
+      name: "gateway_webhook_attempts_total",
+      help: "Webhook delivery attempts this node made, by outcome: succeeded (a 2xx answer) or failed.",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
     logLinesDropped: new Counter({
       name: "gateway_log_lines_dropped_total",
       help: "Log lines dropped because standard output was not read (a full pipe past the log buffer) or was closed.",

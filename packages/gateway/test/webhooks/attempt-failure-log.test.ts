@@ -1,5 +1,6 @@
 // A failed webhook attempt is logged (at info: the receiver is the tenant's to mend), with what identifies the
-// delivery and how the receiver answered, but not the endpoint's URL, which may carry a token of the tenant's.
+// delivery and how the receiver answered, but not the endpoint's URL, which may carry a token of the tenant's; every
+// attempt is counted in /metrics by outcome.
 import { Writable } from "node:stream";
 import { afterEach, expect, it } from "vitest";
 import { attemptsRecorded, closeAll, sendTestEvent, setupWebhooks } from "./setup.ts";
@@ -8,6 +9,7 @@ afterEach(closeAll);
 
 it("logs a failed attempt with the delivery, the event, the account, the attempt and the receiver's status", async () => {
   const lines: string[] = [];
+  let received = 0;
   const stream = new Writable({
     write(chunk, _encoding, done) {
       lines.push(String(chunk));
@@ -15,7 +17,7 @@ it("logs a failed attempt with the delivery, the event, the account, the attempt
     },
   });
   const { gateway, receiver } = await setupWebhooks({
-    answer: (request) => (request.headers["gateway-delivery-attempt"] === "1" ? { status: 503 } : { status: 200 }),
+    answer: () => (received++ === 0 ? { status: 503 } : { status: 200 }),
     gateway: { logger: { level: "info", stream } },
   });
   const event = await sendTestEvent(gateway);
@@ -39,4 +41,11 @@ it("logs a failed attempt with the delivery, the event, the account, the attempt
     }),
   ]);
   expect(lines.join("")).not.toContain(new URL(receiver.url).host);
+
+  await attemptsRecorded(gateway, (await sendTestEvent(gateway)).id, 1);
+  const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+  expect(metrics.split("\n").filter((line) => line.startsWith("gateway_webhook_attempts_total"))).toEqual([
+    'gateway_webhook_attempts_total{outcome="failed"} 1',
+    'gateway_webhook_attempts_total{outcome="succeeded"} 1',
+  ]);
 });

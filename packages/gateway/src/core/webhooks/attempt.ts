@@ -22,6 +22,8 @@ export interface AttemptDeps {
   attemptLog: AttemptLog;
   userAgent: string;
   log: { error(object: object, message: string): void; info(object: object, message: string): void };
+  /** Told of every attempt made, once the receiver answered or failed to. */
+  onAttempt?: ((ok: boolean) => void) | undefined;
   /** Whether the worker is stopping: an outcome the store refuses is then not written again. */
   stopping(): boolean;
 }
@@ -60,6 +62,7 @@ export async function attemptDelivery(
     };
     const outcome = await deps.sender.send(url, headers, body);
     release();
+    deps.onAttempt?.(outcome.ok);
     if (!outcome.ok) logFailedAttempt(deps, delivery, outcome);
     await recordWhileLeased(deps, { delivery, url, attemptedAt, outcome });
   } catch (err) {

@@ -36,6 +36,8 @@ export function createWebhookServices(input: {
   secretBox: SecretBox;
   settings: WebhookSettings;
   log: { error(object: object, message: string): void; info(object: object, message: string): void };
+  /** Told of every attempt made (the metrics count them). */
+  onAttempt?: (ok: boolean) => void;
 }): WebhookServices {
   const { store, clock, settings } = input;
   const resolve = settings.resolve ?? systemResolver;
@@ -52,7 +54,7 @@ export function createWebhookServices(input: {
     connections: settings.concurrency,
   });
   const worker = new WebhookWorker(
-    { db: store.db, kind: store.kind, clock, events, endpoints, sender, log: input.log },
+    { db: store.db, kind: store.kind, clock, events, endpoints, sender, log: input.log, onAttempt: input.onAttempt },
     settings,
   );
   events.onRecorded(() => worker.wake());

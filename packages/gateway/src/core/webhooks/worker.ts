@@ -29,6 +29,7 @@ export interface WorkerDeps {
   endpoints: WebhookEndpoints;
   sender: WebhookSender;
   log: { error(object: object, message: string): void; info(object: object, message: string): void };
+  onAttempt?: ((ok: boolean) => void) | undefined;
 }
 
 const purgeIntervalMs = 3600_000;
@@ -65,6 +66,7 @@ export class WebhookWorker {
         attemptLog: new AttemptLog(deps.db, deps.clock),
         userAgent: options.userAgent,
         log: deps.log,
+        onAttempt: deps.onAttempt,
         stopping: () => !this.running,
       },
       targets: new AttemptTargets(deps.db, deps.endpoints),
