@@ -23,9 +23,11 @@ export interface ExecuteDeps {
 const connectionIdPattern = /^conn_[0-9A-Za-z]{22}$/;
 
 /** A provider's answer the operation could not turn into its documented output. */
-const unreadableAnswer = (providerId: string) =>
+/** A provider's answer that does not read as its API says; the error handler logs it with `cause`, if any. */
+const unreadableAnswer = (providerId: string, cause?: unknown) =>
   new GatewayError("provider_unavailable", `The ${providerId} provider answered in a shape the gateway cannot read`, {
     provider: providerId,
+    ...(cause !== undefined && { cause }),
   });
 
 export async function executeOperation(
@@ -90,11 +92,7 @@ export async function executeOperation(
     // not match the schema the call named (an UnreadableAnswer, a TypeError too), is the provider answering what its
     // API does not: a 502 with `provider`, as any other provider failure; the log keeps the cause.
     if (!(error instanceof TypeError || error instanceof RangeError) || !fromUpstream) throw error;
-    request.log.error(
-      { err: error, request_id: request.id, provider: provider.id, operation: operation.id },
-      "the provider's answer could not be read",
-    );
-    throw unreadableAnswer(provider.id);
+    throw unreadableAnswer(provider.id, error);
   }
 
   if (!compiled.validateOutput(result.data)) {
