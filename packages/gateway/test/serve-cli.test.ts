@@ -7,6 +7,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { gatewayVersion } from "../src/version.ts";
 import { runCli, startCli } from "./cli.ts";
 import { freePort, testStore } from "./harness.ts";
 
@@ -39,7 +40,8 @@ describe.skipIf(testStore() !== "sqlite")("gateway serve that cannot serve", { t
       env: { GATEWAY_DATA_DIR: dataDir, GATEWAY_DATABASE_URL: "", PORT: String(await freePort()) },
     });
     try {
-      await first.waitForLine('"msg":"gateway listening"');
+      const listening = JSON.parse(await first.waitForLine('"msg":"gateway listening"'));
+      expect(listening).toMatchObject({ version: gatewayVersion, store: "sqlite" });
       const second = await serve(String(await freePort()));
       expect(second.code).toBe(1);
       expect(lastLine(second.stderr)).toBe(

@@ -1,5 +1,6 @@
 // The `gateway` program: one file per command, assembled here; main.ts runs it.
 import { Command } from "commander";
+import { gatewayVersion } from "../version.ts";
 import { connectionsCommand } from "./connections.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
@@ -13,6 +14,7 @@ export function gatewayProgram(): Command {
   const program = new Command()
     .name("gateway")
     .description("Provider Gateway: one HTTP JSON interface to many providers")
+    .version(gatewayVersion, "-V, --version", "print the gateway's version")
     .showHelpAfterError();
   for (const command of [
     serveCommand(),

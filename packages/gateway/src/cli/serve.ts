@@ -9,6 +9,7 @@ import { loadConfig } from "../config.ts";
 import { parseHost, parsePort } from "../config-values.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
 import { makeDataDir } from "../store/data-dir.ts";
+import { gatewayVersion } from "../version.ts";
 import { nonBlockingStandardOutput, turnBatchedDestination } from "./log-destination.ts";
 import { applyServingV8Settings } from "./v8-settings.ts";
 
@@ -56,7 +57,7 @@ export function serveCommand(): Command {
         throw error;
       }
       gateway.app.log.info(
-        { url, store: gateway.core.store.kind, upstreams: gateway.upstreamUrls },
+        { url, version: gatewayVersion, store: gateway.core.store.kind, upstreams: gateway.upstreamUrls },
         "gateway listening",
       );
       if (config.port === 0 && !process.env.GATEWAY_PUBLIC_URL) {
