@@ -5,6 +5,7 @@
 import path from "node:path";
 import { Command } from "commander";
 import { loadConfig } from "../config.ts";
+import { httpUrl } from "../config-values.ts";
 import { Accounts } from "../core/accounts.ts";
 import { insertConnectSession } from "../core/connections/connect-sessions.ts";
 import { type ConnectionView, toConnectionView } from "../core/connections/views.ts";
@@ -99,9 +100,11 @@ export function connectionsCommand(): Command {
   );
   const common = (command: Command) =>
     command
+      // Checked as GATEWAY_PUBLIC_URL is, before anything is written or a key sent: paths are appended to it.
       .option(
         "--url <url>",
         "the running gateway's public URL (default GATEWAY_PUBLIC_URL, else http://localhost:$PORT)",
+        (value: string) => httpUrl("--url", value),
       )
       .option("--key <key>", "an API key (default GATEWAY_API_KEY); without one the store is opened directly")
       .option("--account <id>", 'account, when no key is given (default "default")')

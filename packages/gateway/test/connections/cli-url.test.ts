@@ -1,0 +1,53 @@
+// `gateway connections` given a --url that is not a gateway's: refused with what is wrong with it, before the command
+// writes anything or sends a key anywhere.
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../cli.ts";
+
+// Each command starts a Node process that loads the whole CLI through tsx: slow on a busy machine.
+const slow = { timeout: 180_000 };
+let dataDir: string;
+beforeAll(() => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), "gateway-cli-url-"));
+});
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const run = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, {
+    env: { GATEWAY_API_KEY: "", GATEWAY_PUBLIC_URL: "", GATEWAY_DATABASE_URL: "", GATEWAY_DATA_DIR: dataDir, ...env },
+    timeoutMs: 150_000,
+  });
+
+describe("gateway connections --url", slow, () => {
+  it("refuses a --url that is not an absolute http(s) URL without query or fragment, naming the option", async () => {
+    const cases: [string, string][] = [
+      ["notaurl", 'got "notaurl"'],
+      ["ftp://gateway.example", 'got "ftp://gateway.example"'],
+      ["http://127.0.0.1:8080?x=1", 'got "http://127.0.0.1:8080?x=1"'],
+    ];
+    for (const [url, got] of cases) {
+      for (const command of [
+        ["connections", "list", "--key", "gwk_x"],
+        ["connections", "create", "--provider", "shopping", "--external-ref", "u"],
+      ]) {
+        const result = await run([...command, "--url", url]);
+        expect(result).toEqual({
+          code: 1,
+          stdout: "",
+          stderr: `gateway: --url must be an absolute http:// or https:// URL without query or fragment, ${got}\n`,
+        });
+      }
+    }
+    // Credentials are refused without being repeated.
+    const result = await run(["connections", "list", "--key", "gwk_x", "--url", "http://u:secret@127.0.0.1:8080"]);
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "gateway: --url must not carry credentials (user:password@); the value is not repeated here\n",
+    });
+  });
+});
