@@ -43,17 +43,28 @@ interface Envelope {
   error?: { code: string; message: string };
 }
 
+const notReached = "; is the gateway running there? Give its URL with --url or GATEWAY_PUBLIC_URL";
+
 async function platform(options: Common, operation: string, body: unknown): Promise<Envelope> {
+  const url = `${gatewayUrl(options)}/v1/platform/${operation}`;
   const response = await fetchOrSay(
-    `${gatewayUrl(options)}/v1/platform/${operation}`,
+    url,
     {
       method: "POST",
       headers: { authorization: `Bearer ${apiKey(options)}`, "content-type": "application/json" },
       body: JSON.stringify(body),
     },
-    "; is the gateway running there? Give its URL with --url or GATEWAY_PUBLIC_URL",
+    notReached,
   );
-  const json = (await response.json()) as Envelope;
+  // Another server at --url (a wrong port, a proxy's error page) answers something else than the gateway's envelope:
+  // said as such, rather than as the JSON parser's complaint about its first character.
+  const json = (await response.json().catch(() => undefined)) as Envelope | undefined;
+  if (typeof json?.data !== "object" && typeof json?.error !== "object") {
+    const type = response.headers.get("content-type")?.split(";")[0] || "no content type";
+    throw new Error(
+      `${operation}: ${new URL(url).origin} answered HTTP ${response.status} with ${type}, not the gateway's JSON${notReached}`,
+    );
+  }
   if (!response.ok)
     throw new Error(`${operation}: ${json.error?.code ?? response.status}: ${json.error?.message ?? ""}`);
   return json;
