@@ -111,6 +111,11 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
       "The password must have at least 10 characters",
     );
     expect((await create("emoji@example.com", "🔑".repeat(10))).email).toBe("emoji@example.com");
+    // One the sign-in form could not carry, or nobody could type, is refused too: 1,024 characters at most.
+    await expect(create("long@example.com", "a".repeat(1025))).rejects.toThrow(
+      "The password must have at most 1024 characters",
+    );
+    expect((await create("long@example.com", "🔑".repeat(1024))).email).toBe("long@example.com");
     await expect(users.setPassword("emoji@example.com", "\t".repeat(10))).rejects.toThrow(
       "The password must not be only spaces",
     );

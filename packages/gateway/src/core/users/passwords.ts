@@ -39,14 +39,20 @@ export async function verifyDecoy(password: string): Promise<false> {
 }
 
 export const minPasswordLength = 10;
+/** Far more than a passphrase needs, and far less than the sign-in form's body limit (1 MiB), so it can be typed. */
+export const maxPasswordLength = 1024;
 
 /**
- * A console password's rule: at least `minPasswordLength` characters (code points, so that five emoji are five), not
- * all of them spaces. Throws the 400 that says so.
+ * A console password's rule: from `minPasswordLength` to `maxPasswordLength` characters (code points, so that five
+ * emoji are five), not all of them spaces. Throws the 400 that says so.
  */
 export function checkPassword(password: string): void {
-  if ([...password].length < minPasswordLength) {
+  const length = [...password].length;
+  if (length < minPasswordLength) {
     throw invalidRequest(`The password must have at least ${minPasswordLength} characters`);
+  }
+  if (length > maxPasswordLength) {
+    throw invalidRequest(`The password must have at most ${maxPasswordLength} characters`);
   }
   if (password.trim() === "") throw invalidRequest("The password must not be only spaces");
 }
