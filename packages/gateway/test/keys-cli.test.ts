@@ -54,6 +54,11 @@ describe.skipIf(testStore() !== "sqlite")("gateway keys", { timeout: 60_000 }, (
         "",
       ].join("\n"),
     );
+    const none = await gatewayCli(["keys", "create", "--scopes", " , "]);
+    expect([none.code, none.stderr]).toEqual([
+      1,
+      'gateway: At least one scope is required\n  no scope was given: use "*", "<provider_id>" or "<provider_id>:<operation_id>"\n',
+    ]);
   });
 
   it("list names a key past its expiry expired, not active", async () => {

@@ -10,8 +10,11 @@ const scopePattern = /^(\*|[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?)$/;
 
 export function parseScopes(input: readonly string[] | string, targets: ScopeTargets): string[] {
   const list = typeof input === "string" ? input.split(/[\s,]+/).filter(Boolean) : [...input];
-  if (list.length === 0)
-    throw invalidRequest("At least one scope is required", [{ path: "/scopes", message: "empty" }]);
+  if (list.length === 0) {
+    throw invalidRequest("At least one scope is required", [
+      { path: "/scopes", message: 'no scope was given: use "*", "<provider_id>" or "<provider_id>:<operation_id>"' },
+    ]);
+  }
   const problems = list.flatMap((scope, index) => {
     const message = scopeProblem(scope, targets);
     return message === undefined ? [] : [{ path: `/scopes/${index}`, message }];
