@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli.ts";
+import { testStore } from "../harness.ts";
 
 // Each command starts a Node process that loads the whole CLI through tsx: slow on a busy machine.
 const slow = { timeout: 180_000 };
@@ -32,7 +33,8 @@ const run = (args: string[], env: Record<string, string> = {}) =>
     timeoutMs: 150_000,
   });
 
-describe("gateway connections --url", slow, () => {
+// The commands run on a SQLite store of their own whatever the project: once is enough.
+describe.skipIf(testStore() !== "sqlite")("gateway connections --url", slow, () => {
   it("refuses a --url that is not an absolute http(s) URL without query or fragment, naming the option", async () => {
     const cases: [string, string][] = [
       ["notaurl", 'got "notaurl"'],
