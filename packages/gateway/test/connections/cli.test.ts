@@ -26,7 +26,9 @@ async function gateway(args: string[], env: Record<string, string> = {}) {
   return result.stdout;
 }
 
-describe("gateway connections", slow, () => {
+// The command is the same whatever store the gateway it calls uses, and without a key it opens a SQLite store of its
+// own: run once, on the embedded store (the connect flow on PostgreSQL has suites of its own).
+describe.skipIf(testStore() !== "sqlite")("gateway connections", slow, () => {
   it("create --key runs the flow through the gateway and prints the connection; list shows it", async () => {
     const out = await gateway([
       "connections",
@@ -54,7 +56,7 @@ describe("gateway connections", slow, () => {
     expect(listed.map((c: any) => c.id)).toContain(printed.id);
   });
 
-  it.skipIf(testStore() !== "sqlite")("create without a key opens the store and runs the same flow", async () => {
+  it("create without a key opens the store and runs the same flow", async () => {
     const env = { GATEWAY_DATA_DIR: s.t.config.dataDir, GATEWAY_PUBLIC_URL: s.t.config.publicUrl };
     const printed = JSON.parse(
       await gateway(["connections", "create", "--provider", "shopping", "--external-ref", "cli_store", "--json"], env),
@@ -66,19 +68,16 @@ describe("gateway connections", slow, () => {
     expect(text).toContain(`${printed.id}  shopping  active  cli_store`);
   });
 
-  it.skipIf(testStore() !== "sqlite")(
-    "create without a key opens the link at the gateway's public URL, whatever name --url gives it",
-    async () => {
-      // The gateway's public URL is localhost; --url names it 127.0.0.1. The provider sends the browser back to the
-      // public URL, where the flow's cookie must be: a link opened at 127.0.0.1 would end without a connection.
-      const other = s.t.url;
-      expect(new URL(s.t.config.publicUrl).hostname).toBe("localhost");
-      expect(new URL(other).hostname).toBe("127.0.0.1");
-      const args = ["connections", "create", "--provider", "shopping", "--external-ref", "cli_alias", "--json"];
-      const printed = JSON.parse(await gateway([...args, "--url", other], { GATEWAY_DATA_DIR: s.t.config.dataDir }));
-      expect(printed).toMatchObject({ provider_id: "shopping", external_ref: "cli_alias" });
-    },
-  );
+  it("create without a key opens the link at the gateway's public URL, whatever name --url gives it", async () => {
+    // The gateway's public URL is localhost; --url names it 127.0.0.1. The provider sends the browser back to the
+    // public URL, where the flow's cookie must be: a link opened at 127.0.0.1 would end without a connection.
+    const other = s.t.url;
+    expect(new URL(s.t.config.publicUrl).hostname).toBe("localhost");
+    expect(new URL(other).hostname).toBe("127.0.0.1");
+    const args = ["connections", "create", "--provider", "shopping", "--external-ref", "cli_alias", "--json"];
+    const printed = JSON.parse(await gateway([...args, "--url", other], { GATEWAY_DATA_DIR: s.t.config.dataDir }));
+    expect(printed).toMatchObject({ provider_id: "shopping", external_ref: "cli_alias" });
+  });
 
   it("fails clearly for a provider without connections", async () => {
     const failed = gateway([
@@ -125,7 +124,7 @@ describe("gateway connections", slow, () => {
     }
   });
 
-  it.skipIf(testStore() !== "sqlite")("without a key, refuses an --account that does not exist", async () => {
+  it("without a key, refuses an --account that does not exist", async () => {
     const env = { GATEWAY_DATA_DIR: s.t.config.dataDir };
     const args = ["connections", "create", "--provider", "shopping", "--external-ref", "typo", "--account", "nosuch"];
     await expect(gateway(args, env)).rejects.toMatchObject({
