@@ -76,8 +76,9 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
     }
     // A 500 of the gateway's own (the store not reachable for /readyz, a write that could not be recorded): the
     // answer has its message only; the log has the error, its cause and where it was thrown.
-    if (known?.status === 500)
+    if (known?.status === 500) {
       request.log.error({ err: known, request_id: request.id }, `internal error: ${known.message}`);
+    }
     if (known) return sendError(reply, known);
     request.log.error({ err: error, request_id: request.id }, "unhandled error");
     return sendError(reply, new GatewayError("internal_error", "The request failed inside the gateway"));

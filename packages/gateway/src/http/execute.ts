@@ -22,8 +22,7 @@ export interface ExecuteDeps {
 
 const connectionIdPattern = /^conn_[0-9A-Za-z]{22}$/;
 
-/** A provider's answer the operation could not turn into its documented output. */
-/** A provider's answer that does not read as its API says; the error handler logs it with `cause`, if any. */
+/** A provider's answer the operation could not turn into its documented output; the error handler logs its cause. */
 const unreadableAnswer = (providerId: string, cause?: unknown) =>
   new GatewayError("provider_unavailable", `The ${providerId} provider answered in a shape the gateway cannot read`, {
     provider: providerId,
@@ -96,17 +95,13 @@ export async function executeOperation(
   }
 
   if (!compiled.validateOutput(result.data)) {
-    request.log.error(
-      {
-        request_id: request.id,
-        provider: provider.id,
-        operation: operation.id,
-        problems: fieldProblems(compiled.validateOutput.errors),
-      },
-      "operation output does not match its schema",
-    );
-    if (fromUpstream) throw unreadableAnswer(provider.id);
-    throw new GatewayError("internal_error", `The answer of ${provider.id}:${operation.id} did not match its schema`);
+    // The error handler logs the failure once, with this cause: which fields broke the schema, and how.
+    const problems = fieldProblems(compiled.validateOutput.errors).map((p) => `${p.path || "/"} ${p.message}`);
+    const cause = new Error(`${provider.id}:${operation.id} output does not match its schema: ${problems.join("; ")}`);
+    if (fromUpstream) throw unreadableAnswer(provider.id, cause);
+    throw new GatewayError("internal_error", `The answer of ${provider.id}:${operation.id} did not match its schema`, {
+      cause,
+    });
   }
   return {
     data: result.data,

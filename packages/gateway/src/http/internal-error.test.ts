@@ -63,6 +63,15 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
+/** The lines logged about one request, besides its request line. */
+const loggedFor = (requestId: string | null) =>
+  lines
+    .join("")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { level: number; msg: string; request_id?: string; err?: { message: string } })
+    .filter((line) => line.request_id === requestId && line.msg !== "request");
+
 for (const operation of ["throw", "bad_output"]) {
   it(`answers 500 internal_error for ${operation}, without leaking the cause`, async () => {
     const response = await t.call("faulty", operation);
@@ -91,17 +100,27 @@ it("logs a 500 the gateway answered with its own message at error, with the caus
     "The widget could not be recorded",
   );
   const requestId = response.headers.get("x-request-id");
-  const logged = lines
-    .join("")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { level: number; msg: string; request_id?: string; err?: { message: string } })
-    .filter((line) => line.request_id === requestId && line.msg !== "request");
+  const logged = loggedFor(requestId);
   expect(logged).toEqual([
     expect.objectContaining({
       level: 50,
       msg: "internal error: The widget could not be recorded",
       err: expect.objectContaining({ message: expect.stringContaining("deadlock detected") }),
+    }),
+  ]);
+});
+
+it("logs an answer outside the output schema once, at error, naming the field that broke it", async () => {
+  const response = await t.call("faulty", "bad_output");
+  const requestId = response.headers.get("x-request-id");
+  const logged = loggedFor(requestId);
+  expect(logged).toEqual([
+    expect.objectContaining({
+      level: 50,
+      msg: "internal error: The answer of faulty:bad_output did not match its schema",
+      err: expect.objectContaining({
+        message: expect.stringContaining("faulty:bad_output output does not match its schema: /count must be integer"),
+      }),
     }),
   ]);
 });
