@@ -1,5 +1,6 @@
 // Keyword, genre, price and availability filtering plus Rakuten-style sort keys ("+itemPrice", "-reviewAverage").
 import { badRequest } from "../shared/errors.ts";
+import { foldForSearch, searchTerms } from "../shared/search.ts";
 import { type CatalogData, genreAndDescendants } from "./data.ts";
 import type { CatalogItem } from "./products.ts";
 
@@ -39,21 +40,13 @@ export function sortItems(items: CatalogItem[], sort: ItemSort): CatalogItem[] {
   return items.sort((a, b) => direction * (a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : 0));
 }
 
-/**
- * A keyword and the text it searches, compared after NFKC and lower-casing, so that full-width letters, digits and
- * signs and half-width katakana (５ｋｇ, ｺｼﾋｶﾘ, ２－１０) match their usual forms, as upper and lower case do.
- */
-export const foldForSearch = (text: string): string => text.normalize("NFKC").toLowerCase();
-
 export function searchItems(data: CatalogData, criteria: ItemCriteria): CatalogItem[] {
   const sort = parseItemSort(criteria.sort);
   const { minPrice, maxPrice, availability } = criteria;
   if (minPrice !== undefined && maxPrice !== undefined && minPrice > maxPrice) {
     throw badRequest("minPrice must not be greater than maxPrice");
   }
-  const terms = foldForSearch(criteria.keyword ?? "")
-    .split(/[\s\u3000]+/)
-    .filter((t) => t !== "");
+  const terms = searchTerms(criteria.keyword);
   const genres = criteria.genreId === undefined ? undefined : genreAndDescendants(data, criteria.genreId);
   const matches = data.items.filter((item) => {
     if (genres !== undefined && !genres.has(item.genreId)) return false;

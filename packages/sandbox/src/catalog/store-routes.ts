@@ -4,9 +4,9 @@ import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../shared/errors.ts";
 import { distanceKm } from "../shared/geo.ts";
 import { pageParam, paginate, perPageParam } from "../shared/paging.ts";
+import { foldForSearch, searchTerms } from "../shared/search.ts";
 import type { CatalogData } from "./data.ts";
 import { listHeader } from "./format.ts";
-import { foldForSearch } from "./item-search.ts";
 import type { CatalogStore } from "./stores.ts";
 
 const StoreSearchQuery = Type.Object({
@@ -32,9 +32,7 @@ export function registerStoreRoutes(app: FastifyInstance, data: CatalogData): vo
     async (request) => {
       const { keyword, ward, service, lat, lng, radiusKm, page, hits } = request.query;
       if ((lat === undefined) !== (lng === undefined)) throw badRequest("lat and lng must be given together");
-      const terms = foldForSearch(keyword ?? "")
-        .split(/[\s\u3000]+/)
-        .filter((t) => t !== "");
+      const terms = searchTerms(keyword);
       let matches: StoreHit[] = data.stores.filter((store) => {
         if (ward !== undefined && store.ward !== ward) return false;
         if (service !== undefined && !store.services.includes(service as CatalogStore["services"][number])) {

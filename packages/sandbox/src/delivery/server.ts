@@ -10,6 +10,7 @@ import { bearerChallenge, type OAuthServer, registerOAuthServer } from "../share
 import { orderedPush, Pacer, tickFromEnv } from "../shared/pacer.ts";
 import { pageParam, paginate, perPageParam } from "../shared/paging.ts";
 import { createPushHook, type SandboxHooks } from "../shared/push-hook.ts";
+import { foldForSearch } from "../shared/search.ts";
 import { MillisecondsOrNull } from "../shared/settings.ts";
 import { DeliveryError, Kitchen } from "./kitchen.ts";
 import { STORES, type Store } from "./stores.ts";
@@ -63,15 +64,12 @@ const OrderParams = Type.Object({ order_no: Type.String({ minLength: 1, maxLengt
 const OrderControl = Type.Object({ order_no: Type.String() });
 const Settings = Type.Object({ tick_ms: MillisecondsOrNull() }, { additionalProperties: false });
 
-/** Compared after NFKC and lower-casing: full-width letters and half-width katakana (ＧＹＯＺＡ, ｶﾚｰ) match too. */
-const fold = (text: string): string => text.normalize("NFKC").toLowerCase();
-
 /** A store with the menu items matching the keyword (all of them when its name matches); undefined: none. */
 function withMatchingItems(store: Store, keyword: string | undefined): Store | undefined {
   if (keyword === undefined || keyword === "") return store;
-  const k = fold(keyword);
-  if (fold(`${store.name} ${store.name_en}`).includes(k)) return store;
-  const menu = store.menu.filter((i) => fold(`${i.name} ${i.name_en} ${i.description}`).includes(k));
+  const k = foldForSearch(keyword);
+  if (foldForSearch(`${store.name} ${store.name_en}`).includes(k)) return store;
+  const menu = store.menu.filter((i) => foldForSearch(`${i.name} ${i.name_en} ${i.description}`).includes(k));
   return menu.length > 0 ? { ...store, menu } : undefined;
 }
 
