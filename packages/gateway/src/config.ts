@@ -34,6 +34,8 @@ export interface GatewayConfig {
   databaseTimeoutMs: number;
   /** `serve`: how long SIGTERM waits for the drain before the process exits anyway (status 1). */
   shutdownTimeoutMs: number;
+  /** How long a stopping node keeps serving, not ready, before it stops accepting (load balancers see /readyz fail). */
+  shutdownDelayMs: number;
   /** How long a request may take to arrive whole (headers and body); past it it is refused and its connection closed. */
   requestTimeoutMs: number;
   redisUrl: string | undefined;
@@ -156,6 +158,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     preparedStatements: !flag(env, "GATEWAY_NO_PREPARED_STATEMENTS"),
     databaseTimeoutMs: milliseconds(env, "GATEWAY_DATABASE_TIMEOUT_MS", 30_000),
     shutdownTimeoutMs: milliseconds(env, "GATEWAY_SHUTDOWN_TIMEOUT_MS", 30_000),
+    shutdownDelayMs: milliseconds(env, "GATEWAY_SHUTDOWN_DELAY_MS", 0, 0),
     requestTimeoutMs: milliseconds(env, "GATEWAY_REQUEST_TIMEOUT_MS", 60_000),
     redisUrl: redisUrl(env.GATEWAY_REDIS_URL),
     masterKey: env.GATEWAY_MASTER_KEY || undefined,

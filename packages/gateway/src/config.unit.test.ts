@@ -231,9 +231,18 @@ describe("numbers", () => {
     expect([config.webhookTimeoutMs, config.webhookLeaseMs]).toEqual([1500, 2000]);
   });
 
-  it("takes 0 where it means something: no key cache, no waiting for a repeated Idempotency-Key", () => {
-    const config = loadConfig({ GATEWAY_KEY_CACHE_TTL_MS: "0", GATEWAY_IDEMPOTENCY_WAIT_MS: "0" });
-    expect([config.keyCacheTtlMs, config.idempotencyWaitMs]).toEqual([0, 0]);
+  it("takes 0 where it means something: no key cache, no waiting for a repeated Idempotency-Key, no shutdown delay", () => {
+    const config = loadConfig({
+      GATEWAY_KEY_CACHE_TTL_MS: "0",
+      GATEWAY_IDEMPOTENCY_WAIT_MS: "0",
+      GATEWAY_SHUTDOWN_DELAY_MS: "0",
+    });
+    expect([config.keyCacheTtlMs, config.idempotencyWaitMs, config.shutdownDelayMs]).toEqual([0, 0, 0]);
+    expect(loadConfig({}).shutdownDelayMs).toBe(0);
+    expect(loadConfig({ GATEWAY_SHUTDOWN_DELAY_MS: "10000" }).shutdownDelayMs).toBe(10_000);
+    expect(() => loadConfig({ GATEWAY_SHUTDOWN_DELAY_MS: "-1" })).toThrow(
+      'GATEWAY_SHUTDOWN_DELAY_MS must be a number of milliseconds from 0 to 2147483647, got "-1"',
+    );
   });
 
   it("keeps the default rate limit within a key's own bounds, and concurrency at 1 or more", () => {

@@ -19,6 +19,7 @@ import { connectRoutes } from "./http/connect/routes.ts";
 import { createConsole } from "./http/console/index.ts";
 import { hooksRoutes } from "./http/hooks.ts";
 import { createMetrics, type Metrics } from "./http/metrics.ts";
+import type { Readiness } from "./http/operator.ts";
 import { createRequestGuards, type RequestGuards } from "./http/request-guards.ts";
 import { lateLog } from "./late-log.ts";
 import { Registry } from "./providers/registry.ts";
@@ -39,6 +40,8 @@ export interface Gateway {
   upstreamUrls: Record<string, string>;
   /** Starts listening; answers the bound URL. */
   listen(): Promise<string>;
+  /** Marks the node as stopping: it serves on, but /readyz answers that it is shutting down (close() does too). */
+  stopping(): void;
   close(): Promise<void>;
 }
 
@@ -184,7 +187,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     });
     closers.push(consoleSurface.close);
 
+    const readiness: Readiness = { stopping: false };
     const app = await buildApp({
+      readiness,
       core,
       registry,
       metrics,
@@ -221,7 +226,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         listeningUrl = await app.listen({ host: config.host, port: config.port });
         return listeningUrl;
       },
+      stopping() {
+        readiness.stopping = true;
+      },
       async close() {
+        readiness.stopping = true;
         void stopRefreshes();
         await app.close();
         for (const close of closers.reverse()) await close();

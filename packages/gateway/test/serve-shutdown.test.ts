@@ -205,3 +205,57 @@ it.skipIf(testStore() !== "sqlite")(
       });
     }),
 );
+
+it.skipIf(testStore() !== "sqlite")(
+  "with GATEWAY_SHUTDOWN_DELAY_MS serves on after SIGTERM, /readyz saying it is shutting down, then drains and exits 0",
+  { timeout: 60_000 },
+  async () => {
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-shutdown-delay-"));
+    const serve = startCli(["serve"], {
+      env: { GATEWAY_DATA_DIR: dir, GATEWAY_DATABASE_URL: "", PORT: String(port), GATEWAY_SHUTDOWN_DELAY_MS: "3000" },
+    });
+    try {
+      await serve.waitForLine('"msg":"gateway listening"');
+      const key = fs.readFileSync(path.join(dir, "first-api-key"), "utf8").trimEnd();
+      const base = `http://127.0.0.1:${port}`;
+      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      const exited = new Promise<number | null>((resolve) => serve.child.once("exit", (code) => resolve(code)));
+      const signalled = performance.now();
+      serve.child.kill("SIGTERM");
+      expect(JSON.parse(await serve.waitForLine('"msg":"shutting down: not ready'))).toMatchObject({
+        level: 30,
+        signal: "SIGTERM",
+        delay_ms: 3000,
+        msg: "shutting down: not ready, serving on until GATEWAY_SHUTDOWN_DELAY_MS has passed",
+      });
+
+      // Within the delay: not ready, yet new connections are accepted and requests on them served.
+      const readyz = await fetch(`${base}/readyz`);
+      expect(readyz.status).toBe(500);
+      expect(await readyz.json()).toEqual({
+        error: {
+          code: "internal_error",
+          message: "This node is shutting down: it finishes its requests and takes no new ones",
+          request_id: readyz.headers.get("x-request-id"),
+          retryable: false,
+        },
+      });
+      const served = await fetch(`${base}/v1/catalog/product_detail`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ product_id: "cat-prd-0042" }),
+      });
+      expect(served.status).toBe(200);
+
+      await serve.waitForLine('"msg":"shutting down: finishing in-flight requests"');
+      expect(performance.now() - signalled).toBeGreaterThanOrEqual(2900);
+      expect(await exited).toBe(0);
+      // A shutdown is not a failure: the not-ready answers were not logged as internal errors.
+      expect(serve.output()).not.toContain("internal error");
+    } finally {
+      await serve.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -1,5 +1,5 @@
-// gateway serve: runs the gateway until SIGTERM or SIGINT, then stops accepting, finishes in-flight requests and
-// closes its pools. On the first start of an empty store it creates the account "default" and one key, printed on a
+// gateway serve: runs the gateway until SIGTERM or SIGINT, then (after GATEWAY_SHUTDOWN_DELAY_MS, serving on but not
+// ready) stops accepting, finishes in-flight requests and closes its pools. On the first start of an empty store it creates the account "default" and one key, printed on a
 // terminal, or else written to a file in the data directory that only its owner can read (never into the log).
 import { lookup } from "node:dns/promises";
 import fs from "node:fs";
@@ -76,6 +76,20 @@ export function serveCommand(): Command {
           process.exit(1);
         }
         stopping = true;
+        gateway.stopping();
+        // A load balancer that routes by readiness needs a few probes to take the node out: until then it keeps
+        // serving, only /readyz saying it is shutting down, so that no client meets a refused connection.
+        if (config.shutdownDelayMs > 0) {
+          gateway.app.log.info(
+            { signal, delay_ms: config.shutdownDelayMs },
+            "shutting down: not ready, serving on until GATEWAY_SHUTDOWN_DELAY_MS has passed",
+          );
+          setTimeout(() => drain(signal), config.shutdownDelayMs);
+        } else {
+          drain(signal);
+        }
+      };
+      const drain = (signal: string) => {
         gateway.app.log.info({ signal }, "shutting down: finishing in-flight requests");
         // A drain that cannot end (a store that stopped answering holds its pool open) does not hold the process.
         setTimeout(() => {

@@ -21,7 +21,7 @@ import {
 import { logSerializers } from "./log-serializers.ts";
 import type { Metrics } from "./metrics.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
-import { operatorRoutes } from "./operator.ts";
+import { operatorRoutes, type Readiness } from "./operator.ts";
 import { sentMoreThanOnce } from "./raw-headers.ts";
 import { requestLogObserver } from "./request-log.ts";
 import "./types.ts";
@@ -44,6 +44,8 @@ export interface AppDeps {
   plugins?: ((app: FastifyInstance) => Promise<void>)[];
   /** Further observers of every answered request (the console's usage counts), called after the log line. */
   observers?: RequestObserver[];
+  /** Set when the node is told to stop: /readyz then says so. */
+  readiness?: Readiness;
 }
 
 /** How a request ended, as every observer (log line, metrics, usage) sees it. */
@@ -211,7 +213,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBodyParsing(app);
   registerErrorHandling(app, allowedMethods);
 
-  await app.register(operatorRoutes, { store: deps.core.store, metrics: deps.metrics });
+  await app.register(operatorRoutes, {
+    store: deps.core.store,
+    metrics: deps.metrics,
+    readiness: deps.readiness ?? { stopping: false },
+  });
   await app.register(docsRoutes, { document: buildOpenApiDocument(deps.registry, deps.core.publicUrl) });
   await app.register(v1Routes, {
     registry: deps.registry,

@@ -2,17 +2,32 @@
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../core/errors.ts";
 import type { Store } from "../store/database.ts";
+import { sendError } from "./error-handler.ts";
 import type { Metrics } from "./metrics.ts";
 
 /** How long /readyz waits for the store: a store that stopped answering is not ready, and the probe must say so. */
 export const readinessDeadlineMs = 2_000;
 
-export async function operatorRoutes(app: FastifyInstance, options: { store: Store; metrics: Metrics }) {
+/** Whether this node still takes work: a node told to stop answers /readyz "shutting down" while it drains. */
+export interface Readiness {
+  stopping: boolean;
+}
+
+/** What /readyz answers a stopping node: a load balancer's readiness probe takes it out before it stops accepting. */
+export const shuttingDown = () =>
+  new GatewayError("internal_error", "This node is shutting down: it finishes its requests and takes no new ones");
+
+export async function operatorRoutes(
+  app: FastifyInstance,
+  options: { store: Store; metrics: Metrics; readiness: Readiness },
+) {
   app.get("/healthz", async () => ({ status: "ok" }));
   // One store check at a time: while the store does not answer, every probe waits on the same check instead of
   // taking another pooled connection that would hang too.
   let check: Promise<void> | undefined;
-  app.get("/readyz", async () => {
+  app.get("/readyz", async (_request, reply) => {
+    // Expected, not a failure: answered without the error log line of a 500 (probes come every few seconds).
+    if (options.readiness.stopping) return sendError(reply, shuttingDown());
     check ??= options.store.ping().finally(() => {
       check = undefined;
     });
