@@ -5,7 +5,7 @@ import { type BrokenRule, brokenRuleError, GatewayError, invalidRequest } from "
 import type { CoreServices } from "../core/services.ts";
 import { type CompiledOperation, fieldProblems } from "../providers/registry.ts";
 import type { ConnectionContext, OperationContext, Pagination } from "../providers/types.ts";
-import type { UpstreamClient } from "../providers/upstream.ts";
+import { type UpstreamClient, withIdempotencyKeys } from "../providers/upstream.ts";
 import { requireScope } from "./auth.ts";
 import { sentMoreThanOnce } from "./raw-headers.ts";
 
@@ -52,12 +52,15 @@ export async function executeOperation(
     else input = { ...input, cursor };
   }
 
+  const upstream = deps.upstream(provider.id);
+  const claim = request.idempotencyClaim;
   const ctx: OperationContext = {
     requestId: request.id,
     accountId: principal.accountId,
     principal,
     providerId: provider.id,
-    upstream: deps.upstream(provider.id),
+    // Under an Idempotency-Key, the provider's state-changing calls carry keys derived from it.
+    upstream: claim ? withIdempotencyKeys(upstream, claim.upstreamKey) : upstream,
     connection,
     core: deps.core,
     clock: deps.core.clock,

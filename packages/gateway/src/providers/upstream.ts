@@ -44,6 +44,20 @@ export interface UpstreamClient {
   close(): Promise<void>;
 }
 
+/**
+ * The client as one request uses it when it holds an Idempotency-Key: each call that may change state (any method but
+ * GET) carries an `Idempotency-Key` of `keyOf(n)` for its position n among them, so that a provider that honours the
+ * header executes it once even when the gateway runs the request again (a takeover after a node stopped mid-request).
+ */
+export function withIdempotencyKeys(client: UpstreamClient, keyOf: (call: number) => string): UpstreamClient {
+  let calls = 0;
+  const request = (call: UpstreamRequest) =>
+    (call.method ?? "GET") === "GET"
+      ? client.request(call)
+      : client.request({ ...call, headers: { ...call.headers, "idempotency-key": keyOf(calls++) } });
+  return { baseUrl: client.baseUrl, request: request as UpstreamClient["request"], close: () => client.close() };
+}
+
 export interface UpstreamOptions {
   providerId: string;
   baseUrl: string;

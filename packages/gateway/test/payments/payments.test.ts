@@ -2,9 +2,11 @@
 // (payment.approved) → refunded, pending → declined (payment.declined, an amount ending in 13), each event verified
 // with the SDK and its data.object equal to get_payment then; the issuer's answer paced by the sandbox's tick;
 // refunding a pending, declined or refunded payment is 409 and changes nothing; a refund whose hook arrives before
-// the approval's still announces the approval.
+// the approval's still announces the approval; under an Idempotency-Key, a takeover of a stopped node's request
+// charges the card once.
 import { signHook } from "@provider-gateway/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { idempotencyKeyHash } from "../../src/core/idempotency/key.ts";
 import {
   callOperation,
   delivered,
@@ -176,5 +178,34 @@ describe("paced by the sandbox's tick", () => {
     } finally {
       await pace(s, null);
     }
+  });
+});
+
+describe("under an Idempotency-Key", () => {
+  it("a takeover after a node stopped mid-request charges once: the network replays the first charge", async () => {
+    const key = `pay-${crypto.randomUUID()}`;
+    const body = { amount: 1200, currency: "JPY", description: "抹茶ラテ" };
+    const first = await callOperation(s, "create_payment", body, { headers: { "idempotency-key": key } });
+    expect(first.status, first.text).toBe(200);
+    // The record as a node leaves it that charged and then stopped before storing its answer: running, lease lapsed.
+    const { db } = s.t.gateway.core.store;
+    const stopped = await db
+      .updateTable("idempotency_keys")
+      .set({ state: "running", lease_until: 0, status: null, content_type: null, body: null })
+      .where("key_hash", "=", idempotencyKeyHash(key))
+      .executeTakeFirst();
+    expect(Number(stopped.numUpdatedRows)).toBe(1);
+
+    const takeover = await callOperation(s, "create_payment", body, { headers: { "idempotency-key": key } });
+    expect(takeover.status, takeover.text).toBe(200);
+    expect(takeover.headers.get("idempotent-replayed")).toBeNull();
+    // The same charge at the network, so the same payment: not a second charge of the card.
+    expect(takeover.body.data).toEqual(first.body.data);
+
+    // Another key is another charge.
+    const other = await callOperation(s, "create_payment", body, { headers: { "idempotency-key": `${key}-2` } });
+    expect(other.status, other.text).toBe(200);
+    expect(other.body.data.payment_reference).not.toBe(first.body.data.payment_reference);
+    expect(other.body.data.id).not.toBe(first.body.data.id);
   });
 });

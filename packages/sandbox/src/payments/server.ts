@@ -1,11 +1,13 @@
 // The payment network upstream ("さくらペイ" merchant API v1): a member's charges and refunds behind OAuth 2.0 bearer
 // tokens of the network's own authorization server (scopes `charges`, `refunds`). Amounts are integer yen with a
-// lower-case currency, times unix seconds, errors `{error: {type, code, message}}`. A charge settles one
-// SANDBOX_TICK_MS (default 2000) after creation; test controls live under /_sandbox/network/.
+// lower-case currency, times unix seconds, errors `{error: {type, code, message}}`; each POST honours an
+// Idempotency-Key. A charge settles one SANDBOX_TICK_MS (default 2000) after creation; test controls live under
+// /_sandbox/network/.
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { createSandboxApp } from "../shared/app.ts";
 import type { NativeErrorFormatter } from "../shared/errors.ts";
+import { idempotentRequests } from "../shared/idempotent-requests.ts";
 import { bearerChallenge, type OAuthServer, registerOAuthServer } from "../shared/oauth/index.ts";
 import { orderedPush, Pacer, tickFromEnv } from "../shared/pacer.ts";
 import { createPushHook, type SandboxHooks } from "../shared/push-hook.ts";
@@ -40,7 +42,7 @@ const ChargeParams = Type.Object({ charge_id: Type.String({ minLength: 1, maxLen
 const ChargeControl = Type.Object({ charge_id: Type.String() });
 const Settings = Type.Object({ tick_ms: MillisecondsOrNull() }, { additionalProperties: false });
 
-function memberRoutes(network: Network, oauth: OAuthServer) {
+function memberRoutes(network: Network, oauth: OAuthServer, now: () => number) {
   return async (api: FastifyInstance) => {
     api.addHook("preHandler", async (request, reply) => {
       const check = oauth.verifyBearer(request, /\/refund$/.test(request.url) ? "refunds" : "charges");
@@ -55,6 +57,8 @@ function memberRoutes(network: Network, oauth: OAuthServer) {
         .send(formatPaymentsError({ status, kind: "bad_request", message: check.description }));
     });
     const member = (request: FastifyRequest) => request.paymentsMember as string;
+    // A charge or a refund sent again with its Idempotency-Key is answered as the first time, not executed again.
+    idempotentRequests(api, { scope: member, now });
     api.post<{ Body: Static<typeof ChargeBody> }>(
       "/v1/charges",
       { schema: { body: ChargeBody } },
@@ -92,7 +96,7 @@ export function createPaymentsSandbox(options: PaymentsSandboxOptions = {}) {
     now,
   });
   app.decorateRequest("paymentsMember", undefined);
-  app.register(memberRoutes(network, oauth));
+  app.register(memberRoutes(network, oauth, now));
   app.post<{ Body: Static<typeof ChargeControl> }>(
     "/_sandbox/network/settle",
     { schema: { body: ChargeControl } },

@@ -66,3 +66,12 @@ export function requestFingerprint(input: FingerprintInput): string {
 
 /** What the store keeps instead of the key: the key alone is the secret that opens the stored response. */
 export const idempotencyKeyHash = (key: string) => sha256(`idempotency-key\n${key}`);
+
+/**
+ * The Idempotency-Key the gateway sends a provider with the `call`-th state-changing call (0, 1, …) of a request
+ * holding the key's claim. It is the same when the request runs again under the same use of the key (a takeover keeps
+ * `since`, when that use began) and another once the key's record expired and the key is used anew. One-way: the
+ * provider never sees the tenant's key, and two accounts' keys never give the same one.
+ */
+export const upstreamIdempotencyKey = (ref: { accountId: string; keyHash: string }, since: number, call: number) =>
+  sha256(`upstream-idempotency-key\n${ref.accountId}\n${ref.keyHash}\n${since}\n${call}`);

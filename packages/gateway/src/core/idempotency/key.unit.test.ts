@@ -1,7 +1,7 @@
 // The Idempotency-Key header grammar and the fingerprint's inputs.
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../errors.ts";
-import { parseIdempotencyKey, requestFingerprint } from "./key.ts";
+import { idempotencyKeyHash, parseIdempotencyKey, requestFingerprint, upstreamIdempotencyKey } from "./key.ts";
 import { openResponse, sealResponse } from "./seal.ts";
 
 describe("parseIdempotencyKey", () => {
@@ -42,6 +42,20 @@ describe("requestFingerprint", () => {
     expect(requestFingerprint({ ...base, rawBody: undefined })).toBe(
       requestFingerprint({ ...base, rawBody: Buffer.alloc(0) }),
     );
+  });
+});
+
+describe("upstreamIdempotencyKey", () => {
+  it("is the same for one use of a key and call, another for any other, and never shows the key", () => {
+    const ref = { accountId: "acct", keyHash: idempotencyKeyHash("order-42") };
+    const reference = upstreamIdempotencyKey(ref, 1_000, 0);
+    expect(reference).toMatch(/^[0-9a-f]{64}$/);
+    expect(upstreamIdempotencyKey({ ...ref }, 1_000, 0)).toBe(reference);
+    expect(upstreamIdempotencyKey(ref, 1_000, 1)).not.toBe(reference);
+    expect(upstreamIdempotencyKey(ref, 2_000, 0)).not.toBe(reference);
+    expect(upstreamIdempotencyKey({ ...ref, accountId: "other" }, 1_000, 0)).not.toBe(reference);
+    expect(upstreamIdempotencyKey({ ...ref, keyHash: idempotencyKeyHash("order-43") }, 1_000, 0)).not.toBe(reference);
+    expect(reference).not.toContain(ref.keyHash);
   });
 });
 

@@ -28,7 +28,8 @@ export interface StoredResponse {
 }
 
 export type ClaimOutcome =
-  | { kind: "claimed"; token: string }
+  /** `since`: when the record's current use of the key began; a takeover continues that use and keeps it. */
+  | { kind: "claimed"; token: string; since: number }
   | { kind: "completed"; response: StoredResponse }
   | { kind: "reused" }
   | { kind: "running" };
@@ -76,7 +77,7 @@ export class IdempotencyRecords {
         created_at: now,
         expires_at: now + this.timings.retentionMs,
       });
-      if (inserted) return { kind: "claimed", token };
+      if (inserted) return { kind: "claimed", token, since: now };
 
       // Read together with the records in the way of the other claims refused in the same turn.
       const row = await this.statements.readRecord(ref);
@@ -110,7 +111,7 @@ export class IdempotencyRecords {
         })
         .where("claim_token", "=", row.claim_token)
         .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) return { kind: "claimed", token };
+      if (Number(taken.numUpdatedRows) === 1) return { kind: "claimed", token, since: expired ? now : row.created_at };
     }
     return { kind: "running" };
   }

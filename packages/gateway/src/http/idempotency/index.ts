@@ -4,7 +4,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { callerOf, type Principal } from "../../core/api-keys.ts";
 import { GatewayError } from "../../core/errors.ts";
-import { idempotencyKeyHash, parseIdempotencyKey, requestFingerprint } from "../../core/idempotency/key.ts";
+import {
+  idempotencyKeyHash,
+  parseIdempotencyKey,
+  requestFingerprint,
+  upstreamIdempotencyKey,
+} from "../../core/idempotency/key.ts";
 import type { HeldClaim, IdempotencyRecords, StoredResponse } from "../../core/idempotency/records.ts";
 import { openResponse, sealResponse } from "../../core/idempotency/seal.ts";
 import type { Metrics } from "../metrics.ts";
@@ -19,6 +24,8 @@ declare module "fastify" {
 interface ActiveClaim extends HeldClaim {
   key: string;
   renewal: NodeJS.Timeout;
+  /** The keys the request's state-changing provider calls carry (core/idempotency/key.ts upstreamIdempotencyKey). */
+  upstreamKey: (call: number) => string;
 }
 
 export interface IdempotencyDeps {
@@ -121,7 +128,9 @@ async function claimOrReplay(
         });
       }, deps.records.timings.leaseMs / 3);
       renewal.unref();
-      request.idempotencyClaim = { ref, key, token: outcome.token, fingerprint, renewal };
+      const { since } = outcome;
+      const upstreamKey = (call: number) => upstreamIdempotencyKey(ref, since, call);
+      request.idempotencyClaim = { ref, key, token: outcome.token, fingerprint, renewal, upstreamKey };
       return false;
     }
     case "completed":
