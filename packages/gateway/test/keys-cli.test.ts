@@ -61,6 +61,15 @@ describe.skipIf(testStore() !== "sqlite")("gateway keys", { timeout: 60_000 }, (
     ]);
   });
 
+  it("list refuses an account the store does not have, rather than listing no keys", async () => {
+    const listed = await gatewayCli(["keys", "list", "--account", "nosuch"]);
+    expect([listed.code, listed.stdout, listed.stderr]).toEqual([
+      1,
+      "",
+      "gateway: There is no account nosuch: create it with a key first (gateway keys create --account nosuch)\n",
+    ]);
+  });
+
   it("list names a key past its expiry expired, not active", async () => {
     const { key } = JSON.parse((await gatewayCli(["keys", "create", "--scopes", "*", "--json"])).stdout);
     const expiresAt = new Date(Math.ceil((Date.now() + 1500) / 1000) * 1000).toISOString();

@@ -12,7 +12,7 @@ import { type ConnectionView, toConnectionView } from "../core/connections/views
 import { Registry } from "../providers/registry.ts";
 import type { Store } from "../store/database.ts";
 import { runConnectFlow } from "./connect-flow.ts";
-import { clock, fetchOrSay, print, printable, withStore } from "./shared.ts";
+import { clock, fetchOrSay, print, printable, requireAccount, withStore } from "./shared.ts";
 
 interface Common {
   url?: string;
@@ -147,13 +147,8 @@ export function connectionsCommand(): Command {
         const { token } = await withStore(async (store) => {
           // An account named on the command line must exist (a mistyped one would get a live grant of its own);
           // "default", the one a first start makes, is made if the store is still new.
-          const accounts = new Accounts(store.db, clock);
-          if (options.account === undefined) await accounts.ensure(accountId);
-          else if (!(await accounts.get(accountId))) {
-            throw new Error(
-              `There is no account ${accountId}: create it with a key first (gateway keys create --account ${accountId})`,
-            );
-          }
+          if (options.account === undefined) await new Accounts(store.db, clock).ensure(accountId);
+          else await requireAccount(store, accountId);
           return insertConnectSession(store.db, clock, {
             accountId,
             providerId: options.provider,

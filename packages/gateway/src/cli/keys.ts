@@ -3,7 +3,7 @@ import { Command } from "commander";
 import { Accounts } from "../core/accounts.ts";
 import { ApiKeys, type ApiKeyView, apiKeyBounds } from "../core/api-keys.ts";
 import { providers } from "../providers/registry.ts";
-import { clock, print, printable, withStore } from "./shared.ts";
+import { clock, print, printable, requireAccount, withStore } from "./shared.ts";
 
 const { nameMaxLength, scopesMaxItems, rateLimitMax } = apiKeyBounds;
 
@@ -66,14 +66,17 @@ export function keysCommand(): Command {
   keys
     .command("list")
     .description("List an account's keys (never the keys themselves)")
-    .option("--account <id>", "account", "default")
+    .option("--account <id>", "account (default: default)")
     .option("--json", "print JSON")
-    .action(async (options: { account: string; json?: boolean }) => {
+    .action(async (options: { account?: string; json?: boolean }) => {
       await withStore(async (store) => {
+        // A named account that does not exist is a typo, not an account without keys.
+        if (options.account !== undefined) await requireAccount(store, options.account);
+        const accountId = options.account ?? "default";
         const apiKeys = new ApiKeys(store.db, clock, 0, providers);
         const list: ApiKeyView[] = [];
         for (let cursor: string | undefined, more = true; more; ) {
-          const page = await apiKeys.list(options.account, { cursor, limit: 100 });
+          const page = await apiKeys.list(accountId, { cursor, limit: 100 });
           list.push(...page.apiKeys);
           cursor = page.pagination.next_cursor ?? undefined;
           more = cursor !== undefined;

@@ -1,5 +1,6 @@
 // Helpers shared by CLI commands: opening the configured store, printing for people or as JSON.
 import { loadConfig } from "../config.ts";
+import { Accounts } from "../core/accounts.ts";
 import { systemClock } from "../core/clock.ts";
 import { openStore, type Store } from "../store/database.ts";
 
@@ -32,6 +33,14 @@ export async function withStore<T>(work: (store: Store) => Promise<T>, expectNew
 }
 
 export const clock = systemClock;
+
+/** An account named on the command line that the store does not have: a mistyped name, said as such. */
+export async function requireAccount(store: Store, accountId: string): Promise<void> {
+  if (await new Accounts(store.db, clock).get(accountId)) return;
+  throw new Error(
+    `There is no account ${accountId}: create it with a key first (gateway keys create --account ${accountId})`,
+  );
+}
 
 /**
  * A value that a key's holder chose (a key's name, an external_ref) for a line printed to people: control characters

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { Command } from "commander";
 import { Accounts } from "../core/accounts.ts";
 import { Users } from "../core/users/users.ts";
-import { clock, print, withStore } from "./shared.ts";
+import { clock, print, requireAccount, withStore } from "./shared.ts";
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -49,6 +49,7 @@ export function usersCommand(): Command {
     .option("--json", "print JSON")
     .action(async (options: { account?: string; json?: boolean }) => {
       await withStore(async (store) => {
+        if (options.account !== undefined) await requireAccount(store, options.account);
         const listed = await new Users(store.db, clock).list(options.account);
         const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
         print(

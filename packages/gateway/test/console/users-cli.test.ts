@@ -71,8 +71,13 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
     expect(JSON.stringify(listed)).not.toContain("password");
     const acme = await gatewayCli(["users", "list", "--account", "acme", "--json"]);
     expect((JSON.parse(acme.stdout) as { email: string }[]).map((u) => u.email)).toEqual(["new@example.com"]);
-    const human = await gatewayCli(["users", "list", "--account", "nobody"]);
-    expect(human.stdout).toBe("No console users.\n");
+    // A mistyped account is said to be one, not listed as an account without users.
+    const nobody = await gatewayCli(["users", "list", "--account", "nobody"]);
+    expect([nobody.code, nobody.stdout, nobody.stderr]).toEqual([
+      1,
+      "",
+      "gateway: There is no account nobody: create it with a key first (gateway keys create --account nobody)\n",
+    ]);
   });
 
   it("sets a new password: the old one and the user's open sessions stop working", async () => {
