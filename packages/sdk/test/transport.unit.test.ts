@@ -3,6 +3,7 @@
 // anything is sent: the constructor's, and header values (keys, connection ids) that could never be sent or accepted.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { inspect } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GatewayClient, GatewayError, RateLimitedError } from "../src/index.ts";
 import { recordingFetch, recordingSleep } from "./support/recording-fetch.ts";
@@ -81,6 +82,44 @@ describe("answers from something other than the gateway", () => {
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ code: "invalid_response", status: 200, retryable: false });
     expect(received).toBe(1);
+  });
+});
+
+describe("an error page that echoes the request's headers", () => {
+  it("never carries the API key into the error's message, fields or inspection", async () => {
+    const apiKey = `gwk_${"S3cr3t".repeat(6)}ab`;
+    const client = new GatewayClient({ apiKey, baseUrl, maxRetries: 0 });
+    const echoed = `Authorization: Bearer ${apiKey}`;
+    script = [
+      { status: 401, headers: { "content-type": "text/plain" }, body: `Denied. ${echoed}` },
+      {
+        status: 400,
+        body: JSON.stringify({
+          error: {
+            code: "invalid_request",
+            message: `Bad ${echoed}`,
+            request_id: "req_2",
+            retryable: false,
+            fix: echoed,
+          },
+        }),
+      },
+    ];
+    for (const expected of [
+      {
+        code: "unauthorized",
+        message: "The gateway answered HTTP 401 without an error envelope: Denied. Authorization: Bearer [redacted]",
+      },
+      {
+        code: "invalid_request",
+        message: "Bad Authorization: Bearer [redacted]",
+        fix: "Authorization: Bearer [redacted]",
+      },
+    ]) {
+      const error = await client.catalog.siteMetadata().catch((e: unknown) => e);
+      expect(error).toMatchObject(expected);
+      expect(`${inspect(error, { showHidden: true })} ${JSON.stringify(error)} ${String(error)}`).not.toContain(apiKey);
+    }
   });
 });
 

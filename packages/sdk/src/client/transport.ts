@@ -34,7 +34,8 @@ export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutco
     const text = await response.text();
     const requestId = response.headers.get("x-request-id");
     if (!response.ok) {
-      return { ok: false, error: errorFromResponse(response.status, text, response.headers, { idempotencyKey }) };
+      const body = withoutCredential(text, request.headers.authorization);
+      return { ok: false, error: errorFromResponse(response.status, body, response.headers, { idempotencyKey }) };
     }
     const body = parseObject(text);
     if (body === undefined) {
@@ -62,6 +63,16 @@ export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutco
   } finally {
     attempt.done();
   }
+}
+
+/**
+ * The error body with the caller's API key blanked out. The gateway never repeats it, but a proxy or a mistaken base URL
+ * may echo the request's headers in its error page, and error messages end up in logs. A credential shorter than a
+ * real key is left alone: blanking a few common characters would garble the envelope's code.
+ */
+function withoutCredential(text: string, authorization: string | undefined): string {
+  const credential = authorization?.replace(/^Bearer /, "");
+  return credential !== undefined && credential.length >= 8 ? text.replaceAll(credential, "[redacted]") : text;
 }
 
 /** fetch's own message ("fetch failed") with the reason underneath it, such as ECONNREFUSED or a TLS error. */
