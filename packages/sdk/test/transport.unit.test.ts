@@ -123,6 +123,28 @@ describe("an error page that echoes the request's headers", () => {
   });
 });
 
+describe("a redirect", () => {
+  it("is not followed (it would turn the POST into a GET or drop the key) but thrown, naming where it points", async () => {
+    const { client, waits } = sdk();
+    for (const status of [301, 308]) {
+      script = [{ status, headers: { location: "https://gateway.example.com/v1/catalog/site_metadata" }, body: "" }];
+      received = 0;
+      const error = await client.catalog.siteMetadata().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(GatewayError);
+      expect(error).toMatchObject({
+        code: `http_${status}`,
+        status,
+        retryable: false,
+        message:
+          "The gateway answered with a redirect to https://gateway.example.com/v1/catalog/site_metadata, which the SDK does not follow",
+      });
+      expect((error as GatewayError).fix).toMatch(/^Set baseUrl to the gateway's own URL/);
+      expect(received).toBe(1);
+    }
+    expect(waits).toEqual([]);
+  });
+});
+
 describe("header values that cannot be sent: a TypeError at once, nothing sent, no retry", () => {
   const unsendable = ["キー", "clé", "", "   ", "line\nbreak", "tab\there", "x".repeat(256)];
 

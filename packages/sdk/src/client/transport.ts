@@ -29,10 +29,16 @@ export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutco
       method: request.method,
       headers: request.headers,
       ...(request.body !== undefined && { body: request.body }),
+      // Following one would turn the POST into a GET (301, 302) or drop the API key (another origin): the gateway
+      // would answer a confusing 400 or 401. The redirect is the error instead, naming where it points.
+      redirect: "manual",
       signal: attempt.signal,
     });
     const text = await response.text();
     const requestId = response.headers.get("x-request-id");
+    if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
+      return { ok: false, error: redirectError(response, requestId, idempotencyKey) };
+    }
     if (!response.ok) {
       const body = withoutCredential(text, request.headers.authorization);
       return { ok: false, error: errorFromResponse(response.status, body, response.headers, { idempotencyKey }) };
@@ -63,6 +69,20 @@ export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutco
   } finally {
     attempt.done();
   }
+}
+
+/** A redirect, not followed: the base URL is not the gateway's own (http:// for https://, a moved host or path). */
+function redirectError(response: Response, requestId: string | null, idempotencyKey: string | undefined): GatewayError {
+  const location = response.headers.get("location");
+  return new GatewayError({
+    code: `http_${response.status}`,
+    status: response.status,
+    message: `The gateway answered with a redirect${location ? ` to ${location}` : ""}, which the SDK does not follow`,
+    fix: "Set baseUrl to the gateway's own URL (the one the redirect points at, e.g. https:// rather than http://).",
+    requestId,
+    retryable: false,
+    idempotencyKey,
+  });
 }
 
 /**
