@@ -83,6 +83,18 @@ describe("answers from something other than the gateway", () => {
     expect(error).toMatchObject({ code: "invalid_response", status: 200, retryable: false });
     expect(received).toBe(1);
   });
+
+  it("so is a 200 whose JSON object has no `data`: not the gateway's envelope", async () => {
+    const { client } = sdk();
+    script = [{ status: 200, body: '{"status":"ok"}' }];
+    const error = await client.catalog.siteMetadata().catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: "invalid_response",
+      status: 200,
+      retryable: false,
+      message: "The gateway answered HTTP 200 with a JSON object without `data`",
+    });
+  });
 });
 
 describe("an error page that echoes the request's headers", () => {

@@ -44,8 +44,10 @@ export async function sendAttempt(request: AttemptRequest): Promise<AttemptOutco
       return { ok: false, error: errorFromResponse(response.status, body, response.headers, { idempotencyKey }) };
     }
     const body = parseObject(text);
-    if (body === undefined) {
-      const message = `The gateway answered HTTP ${response.status} with a body that is not a JSON object`;
+    // Every answer of the gateway has `data`; a JSON object without it (a proxy's or a stub's) is not one.
+    if (body === undefined || !Object.hasOwn(body, "data")) {
+      const what = body === undefined ? "a body that is not a JSON object" : "a JSON object without `data`";
+      const message = `The gateway answered HTTP ${response.status} with ${what}`;
       const error = new GatewayError({
         code: "invalid_response",
         status: response.status,
