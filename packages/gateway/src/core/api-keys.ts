@@ -249,9 +249,11 @@ export class ApiKeys {
   }
 }
 
+// A 401 names the scheme it wants (RFC 9110 §11.6.1, RFC 6750 §3): clients and proxies act on the challenge.
 export const unauthorized = (message: string) =>
   new GatewayError("unauthorized", message, {
     fix: "Send a valid key as `Authorization: Bearer gwk_…`; create one with `gateway keys create`.",
+    headers: { "www-authenticate": 'Bearer realm="gateway"' },
   });
 
 /** Who calls: the key, or the console user behind a delegation token (Principal.callerId). */

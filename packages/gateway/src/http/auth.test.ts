@@ -29,6 +29,8 @@ function expectAuthError(
   message: string,
 ) {
   expect(result.response.status).toBe(status);
+  // RFC 9110 §11.6.1: a 401 names the scheme to authenticate with (RFC 6750 §3); a 403 does not.
+  expect(result.response.headers.get("www-authenticate")).toBe(status === 401 ? 'Bearer realm="gateway"' : null);
   expect(result.json).toEqual({
     error: {
       code,

@@ -77,6 +77,11 @@ export const sharedComponents = {
       description: 'What the key may send now: `"default";r=<requests left>;t=<seconds until the full burst>`.',
       schema: { type: "string" },
     },
+    WwwAuthenticate: {
+      description: 'The scheme to authenticate with: `Bearer realm="gateway"`.',
+      required: true,
+      schema: { type: "string" },
+    },
     RetryAfter: retryAfter,
     RetryAfterAlways: { ...retryAfter, required: true },
     IdempotentReplayed: {

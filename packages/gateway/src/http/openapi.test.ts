@@ -61,7 +61,8 @@ describe("response headers in the document", () => {
     const limits = ["X-Request-Id", "RateLimit-Policy", "RateLimit"];
     expect(names(write["200"])).toEqual([...limits, "Idempotent-Replayed"]);
     expect(names(write["400"])).toEqual(limits);
-    expect(names(write["401"])).toEqual(["X-Request-Id"]);
+    expect(names(write["401"])).toEqual(["X-Request-Id", "WWW-Authenticate"]);
+    expect(document.components.headers.WwwAuthenticate.required).toBe(true);
     expect(names(write["429"])).toEqual([...limits, "Retry-After"]);
     expect(write["429"].headers["Retry-After"]).toEqual({ $ref: "#/components/headers/RetryAfterAlways" });
     expect(document.components.headers.RetryAfterAlways.required).toBe(true);

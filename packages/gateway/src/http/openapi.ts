@@ -110,6 +110,7 @@ const replayable = new Set(["200", "404", "409", "422", "500", "502"]);
 function responseHeaders(status: string, idempotent: boolean): Record<string, unknown> {
   return {
     "X-Request-Id": header("XRequestId"),
+    ...(status === "401" && { "WWW-Authenticate": header("WwwAuthenticate") }),
     ...(status !== "401" && { "RateLimit-Policy": header("RateLimitPolicy"), RateLimit: header("RateLimit") }),
     ...(status === "429" && { "Retry-After": header("RetryAfterAlways") }),
     ...(status === "502" && { "Retry-After": header("RetryAfter") }),
