@@ -13,9 +13,11 @@ export interface SandboxHooks {
 export type PushHook = (type: string, payload: Record<string, unknown>) => Promise<boolean>;
 
 export interface PushHookOptions {
-  /** Tries in all (default 5), spaced 250 ms, 750 ms, 2.25 s, … */
+  /** Tries in all (default 12), spaced 250 ms, 750 ms, 2.25 s, … up to `maxDelayMs` apart. */
   attempts?: number;
   baseDelayMs?: number;
+  /** The longest pause between two tries (default 30 s): with the defaults, a hook is tried for about 4 minutes. */
+  maxDelayMs?: number;
   timeoutMs?: number;
 }
 
@@ -24,12 +26,16 @@ export function signHook(body: string, secret: string, nowMs = Date.now()): stri
   return `t=${t},v2=${createHmac("sha256", Buffer.from(secret, "utf8")).update(`${t}.${body}`).digest("hex")}`;
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Unreferenced: a hook still being retried never keeps a process from ending.
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /** A pusher for the sandbox's hooks; without hooks configured it does nothing (the sandbox runs standalone). */
 export function createPushHook(hooks: SandboxHooks | undefined, options: PushHookOptions = {}): PushHook {
-  const attempts = options.attempts ?? 5;
+  // Long enough to outlast a gateway's restart or a deploy: a change whose hook is given up on reaches the gateway
+  // only when a call reads the resource again.
+  const attempts = options.attempts ?? 12;
   const baseDelayMs = options.baseDelayMs ?? 250;
+  const maxDelayMs = options.maxDelayMs ?? 30_000;
   const timeoutMs = options.timeoutMs ?? 10_000;
   return async (type, payload) => {
     if (!hooks) return false;
@@ -54,7 +60,7 @@ export function createPushHook(hooks: SandboxHooks | undefined, options: PushHoo
       } catch {
         // not reachable yet: retry
       }
-      if (attempt < attempts) await pause(baseDelayMs * 3 ** (attempt - 1));
+      if (attempt < attempts) await pause(Math.min(baseDelayMs * 3 ** (attempt - 1), maxDelayMs));
     }
     return false;
   };
