@@ -39,7 +39,7 @@ export function createMetrics() {
     }),
     rateLimitFailOpen: new Counter({
       name: "gateway_rate_limit_fail_open_total",
-      help: "Requests let through without a rate-limit decision because Redis did not answer in time.",
+      help: "Requests let through without a rate-limit decision because Redis refused the connection or did not answer in time.",
       registers: [registry],
     }),
     webhookAttempts: new Counter({
