@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
 import { createAjv } from "./ajv.ts";
 import { fieldProblems, providers, Registry } from "./registry.ts";
+import { PatternString, patternMessages } from "./schemas.ts";
 
 const registry = new Registry(providers);
 const ajv = createAjv();
@@ -70,6 +71,42 @@ describe("field problems", () => {
       { path: "/types/2", message: 'must be one of "*", "a.b", "c.d"' },
       { path: "/mode", message: 'must be "fast"' },
     ]);
+  });
+});
+
+describe("patterns", () => {
+  /** Every `pattern` in a schema, however deep. */
+  const patternsIn = (schema: unknown): string[] =>
+    schema === null || typeof schema !== "object"
+      ? []
+      : Object.entries(schema).flatMap(([name, value]) =>
+          name === "pattern" && typeof value === "string" ? [value] : patternsIn(value),
+        );
+
+  it("every input's pattern has words of its own for the 400, instead of the regular expression", () => {
+    const unworded = providers.flatMap((provider) =>
+      provider.operations.flatMap((operation) =>
+        patternsIn(operation.input)
+          .filter((pattern) => !patternMessages.has(pattern))
+          .map((pattern) => `${provider.id}:${operation.id} ${pattern}`),
+      ),
+    );
+    expect(unworded).toEqual([]);
+  });
+
+  it("a value a pattern refuses is told the pattern's words", () => {
+    const validate = ajv.compile({
+      type: "object",
+      properties: { id: PatternString("^ab$", "must be ab"), free: { type: "string", pattern: "^x$" } },
+    });
+    expect(validate({ id: "b", free: "y" })).toBe(false);
+    expect(fieldProblems(validate.errors)).toEqual([
+      { path: "/id", message: "must be ab" },
+      { path: "/free", message: 'must match pattern "^x$"' },
+    ]);
+    expect(() => PatternString("^ab$", "must be a, then b")).toThrow(
+      'The pattern ^ab$ is given two messages: "must be ab" and "must be a, then b"',
+    );
   });
 });
 

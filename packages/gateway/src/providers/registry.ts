@@ -12,7 +12,7 @@ import { opendataProvider } from "./opendata/manifest.ts";
 import { paymentsProvider } from "./payments/manifest.ts";
 import { platformProvider } from "./platform/manifest.ts";
 import { ridesProvider } from "./rides/manifest.ts";
-import { sharedSchemas, validationForms } from "./schemas.ts";
+import { patternMessages, sharedSchemas, validationForms } from "./schemas.ts";
 import { shoppingProvider } from "./shopping/manifest.ts";
 import type { OperationDefinition, ProviderDefinition } from "./types.ts";
 
@@ -150,7 +150,9 @@ export function fieldProblems(errors: readonly ErrorObject[] | null | undefined)
       ];
     }
     if (allowed && e.keyword === "type") return [];
-    return [{ path: e.instancePath, message: e.message ?? "is invalid" }];
+    // A pattern's own words (schemas.ts PatternString) rather than the regular expression.
+    const worded = e.keyword === "pattern" ? patternMessages.get(String(params.pattern)) : undefined;
+    return [{ path: e.instancePath, message: worded ?? e.message ?? "is invalid" }];
   });
   const seen = new Set<string>();
   return problems.filter((p) => {

@@ -1,9 +1,32 @@
 // Schema building blocks shared by provider manifests.
-import { type TProperties, type TSchema, Type } from "@sinclair/typebox";
+import { type StringOptions, type TProperties, type TSchema, Type } from "@sinclair/typebox";
 
 /** An input object that refuses unknown properties (every operation's input is strict). */
 export const StrictObject = <T extends TProperties>(properties: T, options: { description?: string } = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options });
+
+/** What a 400 says of a value a pattern refuses, by pattern: a regular expression is no message for a caller. */
+export const patternMessages = new Map<string, string>();
+
+/**
+ * A string of a pattern, with the words a 400 uses for a value that does not match it (the message after the field's
+ * path, e.g. "must be 7 digits"). One pattern has one message wherever it is used.
+ */
+export function PatternString(pattern: string, message: string, options: StringOptions = {}) {
+  const known = patternMessages.get(pattern);
+  if (known !== undefined && known !== message) {
+    throw new Error(`The pattern ${pattern} is given two messages: "${known}" and "${message}"`);
+  }
+  patternMessages.set(pattern, message);
+  return Type.String({ ...options, pattern });
+}
+
+/** Letters, digits, "_" and "-", as most providers' ids are. */
+export const IdString = (description: string) =>
+  PatternString("^[A-Za-z0-9_-]{1,64}$", "must be 1 to 64 letters, digits, underscores or hyphens", { description });
+
+/** Text that must say something: not empty, and not only spaces. */
+export const notBlank = "must contain something other than spaces";
 
 export const Cursor = Type.String({
   minLength: 1,
@@ -25,7 +48,9 @@ export const Money = Type.Object(
       minimum: 0,
       description: "Integer in the currency's display units. JPY has no minor unit.",
     }),
-    currency: Type.String({ pattern: "^[A-Z]{3}$", description: "ISO 4217 code (JPY)." }),
+    currency: PatternString("^[A-Z]{3}$", "must be 3 capital letters (ISO 4217)", {
+      description: "ISO 4217 code (JPY).",
+    }),
   },
   { additionalProperties: false },
 );

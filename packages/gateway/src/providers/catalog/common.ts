@@ -1,15 +1,11 @@
 // Building blocks shared by the catalog's product operations.
 import { Type } from "@sinclair/typebox";
 import { type PageWindow, pageWindow } from "../paging.ts";
-import { JsonValue } from "../schemas.ts";
+import { IdString, JsonValue, PatternString } from "../schemas.ts";
 import { yen } from "./mapping.ts";
 
-export const ProductId = Type.String({
-  pattern: "^[A-Za-z0-9_-]{1,64}$",
-  description: "Product id, e.g. cat-prd-0001.",
-});
-export const CategoryId = Type.String({
-  pattern: "^[0-9]{1,6}$",
+export const ProductId = IdString("Product id, e.g. cat-prd-0001.");
+export const CategoryId = PatternString("^[0-9]{1,6}$", "must be 1 to 6 digits", {
   description: "Category id, e.g. 101; 0 is the root.",
 });
 export const Output = Type.Ref(JsonValue);

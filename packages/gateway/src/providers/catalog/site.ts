@@ -1,6 +1,6 @@
 // catalog operations about the site as a whole: its metadata and what people search for.
 import { Type } from "@sinclair/typebox";
-import { JsonValue, Nullable, StrictObject } from "../schemas.ts";
+import { JsonValue, Nullable, PatternString, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 
 const SiteAnswer = Type.Object({
@@ -80,7 +80,7 @@ export const searchTrends = defineOperation({
   readOnly: true,
   input: StrictObject({
     period: Type.Optional(Type.Union([Type.Literal("daily"), Type.Literal("weekly"), Type.Literal("monthly")])),
-    category_id: Type.Optional(Type.String({ pattern: "^[0-9]{1,6}$" })),
+    category_id: Type.Optional(PatternString("^[0-9]{1,6}$", "must be 1 to 6 digits")),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),
   }),
   output: Type.Ref(JsonValue),

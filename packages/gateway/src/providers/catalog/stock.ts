@@ -1,6 +1,6 @@
 // catalog operation on in-store stock: where a product can be picked up, and how soon.
 import { Type } from "@sinclair/typebox";
-import { Nullable, StrictObject } from "../schemas.ts";
+import { IdString, Nullable, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { Output, ProductId } from "./common.ts";
 
@@ -29,9 +29,7 @@ export const checkPickupAvailability = defineOperation({
   readOnly: true,
   input: StrictObject({
     product_id: ProductId,
-    store_ids: Type.Optional(
-      Type.Array(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), { minItems: 1, maxItems: 30 }),
-    ),
+    store_ids: Type.Optional(Type.Array(IdString("Product id, e.g. cat-prd-0001."), { minItems: 1, maxItems: 30 })),
     ward: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: "e.g. 渋谷区" })),
     in_stock_only: Type.Optional(Type.Boolean()),
   }),

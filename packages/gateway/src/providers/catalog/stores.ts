@@ -1,7 +1,7 @@
 // catalog operations on physical stores in Tokyo: search (by keyword, ward, service or distance) and detail.
 import { Type } from "@sinclair/typebox";
 import { pageWindow, pagination } from "../paging.ts";
-import { Cursor, JsonValue, Limit, StrictObject } from "../schemas.ts";
+import { Cursor, IdString, JsonValue, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { store, UpstreamList, UpstreamStore } from "./mapping.ts";
 
@@ -72,7 +72,7 @@ export const storeDetail = defineOperation({
   description: "Address, location, opening hours, services and nearest station of one store.",
   auth: "none",
   readOnly: true,
-  input: StrictObject({ store_id: Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "e.g. cat-str-001" }) }),
+  input: StrictObject({ store_id: IdString("e.g. cat-str-001") }),
   output: Type.Ref(JsonValue),
   example: { input: { store_id: "cat-str-001" }, output: exampleStore },
   async handle(input, ctx) {

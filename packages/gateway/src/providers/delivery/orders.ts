@@ -2,7 +2,7 @@
 // (kinds.ts), so an id of another account is 404 without asking the app; the kitchen's and the courier's progress
 // arrives as hooks and becomes order.updated events.
 import { Type } from "@sinclair/typebox";
-import { StrictObject } from "../schemas.ts";
+import { notBlank, PatternString, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { app } from "./adapter.ts";
 import { orders } from "./kinds.ts";
@@ -28,10 +28,8 @@ export const createOrder = defineOperation({
   input: StrictObject({
     restaurant_id: RestaurantId,
     items: Type.Array(Line, { minItems: 1, maxItems: 20, description: "One line per dish, each dish once." }),
-    delivery_address: Type.String({
-      minLength: 1,
+    delivery_address: PatternString("\\S", notBlank, {
       maxLength: 200,
-      pattern: "\\S",
       description: "Full address in Tokyo (personal data: never logged).",
     }),
     notes: Type.Optional(Type.String({ maxLength: 200, description: "For the kitchen and the courier." })),

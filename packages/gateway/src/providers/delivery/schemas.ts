@@ -1,7 +1,7 @@
 // The delivery provider's API objects and input fields: a restaurant's menu, and the order (its lines, amounts in
 // JPY as Money, the courier, the expected delivery time, who cancelled, timestamps in UTC).
 import { Type } from "@sinclair/typebox";
-import { Money, Nullable } from "../schemas.ts";
+import { IdString, Money, Nullable } from "../schemas.ts";
 
 const Utc = (description: string) => Type.String({ format: "date-time", description: `${description} (UTC).` });
 const oneOf = <T extends string>(values: readonly T[], description: string) =>
@@ -10,10 +10,7 @@ const oneOf = <T extends string>(values: readonly T[], description: string) =>
     { description },
   );
 
-export const RestaurantId = Type.String({
-  pattern: "^[A-Za-z0-9_-]{1,64}$",
-  description: "Restaurant id from search_menus, e.g. `kitchen_hayate`.",
-});
+export const RestaurantId = IdString("Restaurant id from search_menus, e.g. `kitchen_hayate`.");
 /** Resource ids are matched exactly: anything not issued to the caller's account is 404, malformed or not. */
 export const OrderId = Type.String({ minLength: 1, maxLength: 64, description: "The order id create_order returned." });
 

@@ -1,12 +1,13 @@
 // The public delivery operation (API key only): search the restaurants' menus by area, cuisine and keyword.
 import { Type } from "@sinclair/typebox";
 import { pageWindow, pagination } from "../paging.ts";
-import { Cursor, Limit, StrictObject } from "../schemas.ts";
+import { Cursor, Limit, PatternString, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { app, toMenu } from "./adapter.ts";
 import { Menu } from "./schemas.ts";
 
-const Word = (description: string) => Type.String({ pattern: "^[a-z_]{1,40}$", description });
+const Word = (description: string) =>
+  PatternString("^[a-z_]{1,40}$", "must be 1 to 40 lower-case letters or underscores", { description });
 const yen = (amount: number) => ({ amount, currency: "JPY" });
 
 export const searchMenus = defineOperation({

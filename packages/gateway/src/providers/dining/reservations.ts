@@ -1,7 +1,6 @@
 // Reservation operations (a connected diner's account): create, get, cancel. The gateway keeps a copy of each
 // reservation (kinds.ts), so an id of another account is 404 without asking the site.
-import { Type } from "@sinclair/typebox";
-import { StrictObject } from "../schemas.ts";
+import { PatternString, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { site } from "./adapter.ts";
 import { reservations } from "./kinds.ts";
@@ -20,7 +19,9 @@ export const createReservation = defineOperation({
   auth: "credentials",
   input: StrictObject({
     restaurant_id: RestaurantId,
-    slot_id: Type.String({ pattern: "^slot_[a-z0-9_]{1,95}$", description: "A slot id from list_slots." }),
+    slot_id: PatternString("^slot_[a-z0-9_]{1,95}$", 'must be a slot id from list_slots ("slot_…")', {
+      description: "A slot id from list_slots.",
+    }),
     party_size: PartySize,
     contact_name: ContactName,
   }),

@@ -2,10 +2,13 @@
 // contact name, the venue's booking reference, the cancellation deadline, timestamps) and waitlist entry.
 // Venue times carry the +09:00 offset; record timestamps are UTC.
 import { Type } from "@sinclair/typebox";
-import { Money, Nullable } from "../schemas.ts";
+import { Money, Nullable, notBlank, PatternString } from "../schemas.ts";
 
 const Tokyo = (description: string) =>
-  Type.String({ format: "date-time", pattern: "\\+09:00$", description: `${description} (ISO 8601, +09:00).` });
+  PatternString("\\+09:00$", "must end in +09:00 (Japan time)", {
+    format: "date-time",
+    description: `${description} (ISO 8601, +09:00).`,
+  });
 const Utc = (description: string) => Type.String({ format: "date-time", description: `${description} (UTC).` });
 const oneOf = <T extends string>(values: readonly T[], description: string) =>
   Type.Union(
@@ -13,15 +16,16 @@ const oneOf = <T extends string>(values: readonly T[], description: string) =>
     { description },
   );
 
-export const RestaurantId = Type.String({
-  pattern: "^rst_[a-z0-9_]{1,60}$",
-  description: "Restaurant id, e.g. `rst_instant` (confirms at once), `rst_approval`, `rst_strict`.",
-});
+export const RestaurantId = PatternString(
+  "^rst_[a-z0-9_]{1,60}$",
+  'must be a restaurant id: "rst_" and 1 to 60 lower-case letters, digits or underscores',
+  {
+    description: "Restaurant id, e.g. `rst_instant` (confirms at once), `rst_approval`, `rst_strict`.",
+  },
+);
 export const PartySize = Type.Integer({ minimum: 1, maximum: 20, description: "Number of people, 1 to 20." });
-export const ContactName = Type.String({
-  minLength: 1,
+export const ContactName = PatternString("\\S", notBlank, {
   maxLength: 100,
-  pattern: "\\S",
   description: "Name the table is held under (personal data: never logged).",
 });
 /** Resource ids are matched exactly: anything not issued to the caller's account is 404, malformed or not. */

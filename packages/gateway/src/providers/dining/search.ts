@@ -1,13 +1,14 @@
 // Public dining operations (API key only): search restaurants, list a restaurant's free slots on a Tokyo date.
 import { Type } from "@sinclair/typebox";
 import { pageWindow, pagination } from "../paging.ts";
-import { Cursor, Limit, Nullable, StrictObject } from "../schemas.ts";
+import { Cursor, Limit, Nullable, PatternString, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { site, toRestaurant, toSlot } from "./adapter.ts";
 import { PartySize, Restaurant, RestaurantId, Slot } from "./schemas.ts";
 import { tokyoDate } from "./tokyo-time.ts";
 
-const Word = (description: string) => Type.String({ pattern: "^[a-z_]{1,40}$", description });
+const Word = (description: string) =>
+  PatternString("^[a-z_]{1,40}$", "must be 1 to 40 lower-case letters or underscores", { description });
 
 const exampleRestaurant = {
   id: "rst_instant",

@@ -2,7 +2,7 @@
 // allowed): categories, products, the site and the day's deals are all expressed as nodes and their children.
 import { Type } from "@sinclair/typebox";
 import { pageWindow, pagination } from "../paging.ts";
-import { Cursor, Limit, StrictObject } from "../schemas.ts";
+import { Cursor, IdString, Limit, StrictObject } from "../schemas.ts";
 import { defineOperation, defineProvider } from "../types.ts";
 import {
   CategoryNode,
@@ -14,8 +14,8 @@ import {
 } from "./nodes.ts";
 
 const Node = Type.Ref(CategoryNode);
-const ProductId = Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "Product id, e.g. hgp-0001." });
-const CategoryId = Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "Category id, e.g. hg-10." });
+const ProductId = IdString("Product id, e.g. hgp-0001.");
+const CategoryId = IdString("Category id, e.g. hg-10.");
 const image = (path: string) => `https://img.kurashi-no-mori.example.jp/${path}`;
 
 const productCategories = defineOperation({

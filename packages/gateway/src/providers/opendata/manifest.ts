@@ -1,7 +1,7 @@
 // opendata: Japanese public data (postal codes, national holidays) from a zipcloud-style upstream.
 import { Type } from "@sinclair/typebox";
 import { GatewayError } from "../../core/errors.ts";
-import { StrictObject } from "../schemas.ts";
+import { PatternString, StrictObject } from "../schemas.ts";
 import { defineOperation, defineProvider } from "../types.ts";
 
 // A zipcloud-style API answers 200 with `results: null` for a postal code it does not know.
@@ -47,7 +47,13 @@ const lookupPostalCode = defineOperation({
   auth: "none",
   readOnly: true,
   input: StrictObject({
-    postal_code: Type.String({ pattern: "^[0-9]{3}-?[0-9]{4}$", description: "e.g. 1000001 or 100-0001" }),
+    postal_code: PatternString(
+      "^[0-9]{3}-?[0-9]{4}$",
+      "must be 7 digits, with or without a hyphen after the third (1000001 or 100-0001)",
+      {
+        description: "e.g. 1000001 or 100-0001",
+      },
+    ),
   }),
   output: Type.Object({ postal_code: Type.String(), addresses: Type.Array(Address) }, { additionalProperties: false }),
   example: {

@@ -40,7 +40,7 @@ describe("opendata", () => {
     expect(status).toBe(400);
     expect(body.error).not.toHaveProperty("provider");
     expect(body.error.details).toEqual([
-      { path: "/postal_code", message: 'must match pattern "^[0-9]{3}-?[0-9]{4}$"' },
+      { path: "/postal_code", message: "must be 7 digits, with or without a hyphen after the third (1000001 or 100-0001)" },
     ]);
   });
 

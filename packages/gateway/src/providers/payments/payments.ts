@@ -2,7 +2,7 @@
 // payment (kinds.ts), so an id of another account is 404 without asking the network; the issuer's answer arrives as
 // a hook and becomes payment.approved or payment.declined.
 import { Type } from "@sinclair/typebox";
-import { StrictObject } from "../schemas.ts";
+import { notBlank, PatternString, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { network } from "./adapter.ts";
 import { payments } from "./kinds.ts";
@@ -29,10 +29,8 @@ export const createPayment = defineOperation({
     }),
     // One string schema with an enum, so that another currency is one clear problem: `must be "JPY"`.
     currency: Type.Unsafe<"JPY">({ type: "string", enum: ["JPY"], description: "ISO 4217 code: JPY only." }),
-    description: Type.String({
-      minLength: 1,
+    description: PatternString("\\S", notBlank, {
       maxLength: 200,
-      pattern: "\\S",
       description: "What the payment is for, shown on the customer's statement.",
     }),
   }),

@@ -4,14 +4,17 @@ import { Type } from "@sinclair/typebox";
 import { withoutConnections } from "../../core/connections/connect-sessions.ts";
 import { type BrokenRule, GatewayError } from "../../core/errors.ts";
 import type { CoreServices } from "../../core/services.ts";
-import { Cursor, Limit, Nullable, StrictObject } from "../schemas.ts";
+import { Cursor, Limit, Nullable, PatternString, StrictObject } from "../schemas.ts";
 import { defineOperation, type OperationContext } from "../types.ts";
 
-const ProviderId = Type.String({
-  pattern: "^[a-z][a-z0-9_]*$",
-  maxLength: 64,
-  description: "A provider with credentials operations, e.g. `shopping`.",
-});
+const ProviderId = PatternString(
+  "^[a-z][a-z0-9_]*$",
+  "must be a provider id: lower-case letters, digits or underscores",
+  {
+    maxLength: 64,
+    description: "A provider with credentials operations, e.g. `shopping`.",
+  },
+);
 const ExternalRef = Type.String({
   minLength: 1,
   maxLength: 255,
@@ -73,7 +76,13 @@ export const createConnectSession = defineOperation({
   input: StrictObject({ provider_id: ProviderId, external_ref: ExternalRef }),
   output: Type.Object(
     {
-      token: Type.String({ pattern: "^cst_[0-9A-Za-z]{32}$", description: "The session token inside connect_url." }),
+      token: PatternString(
+        "^cst_[0-9A-Za-z]{32}$",
+        'must be a connect session token: "cst_" followed by 32 letters or digits',
+        {
+          description: "The session token inside connect_url.",
+        },
+      ),
       connect_url: Type.String({ format: "uri" }),
       expires_at: Time,
     },

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { apiKeyBounds, expiryRule } from "../../core/api-keys.ts";
 import { type BrokenRule, GatewayError } from "../../core/errors.ts";
 import { scopesWithin, unknownScopeTargets } from "../../core/scopes.ts";
-import { Cursor, Limit, Nullable, StrictObject } from "../schemas.ts";
+import { Cursor, Limit, Nullable, PatternString, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 
 const ApiKey = Type.Object(
@@ -50,10 +50,11 @@ export const createApiKey = defineOperation({
   input: StrictObject({
     name: Type.Optional(Type.String({ maxLength: apiKeyBounds.nameMaxLength })),
     scopes: Type.Array(
-      Type.String({
-        pattern: "^(\\*|[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?)$",
-        description: '"*", "<provider_id>" or "<provider_id>:<operation_id>"',
-      }),
+      PatternString(
+        "^(\\*|[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?)$",
+        'is not a scope: use "*", "<provider_id>" or "<provider_id>:<operation_id>", in lower case',
+        { description: '"*", "<provider_id>" or "<provider_id>:<operation_id>"' },
+      ),
       { minItems: 1, maxItems: apiKeyBounds.scopesMaxItems },
     ),
     expires_at: Type.Optional(Type.String({ format: "date-time" })),

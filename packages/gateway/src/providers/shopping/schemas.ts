@@ -1,12 +1,15 @@
 // The shopping provider's resources (cart, cart line item, price drop, money: closed objects, every field required,
 // null where the shop does not know the value), plus the price watch the gateway itself stores.
 import { Type } from "@sinclair/typebox";
-import { Money, Nullable, StrictObject } from "../schemas.ts";
+import { Money, Nullable, PatternString, StrictObject } from "../schemas.ts";
 
-export const ProductId = Type.String({
-  pattern: "^prod_[0-9a-z_]{1,32}$",
-  description: "Product identifier at the shop, e.g. `prod_0001` (`prod_offline` makes the shop answer 503).",
-});
+export const ProductId = PatternString(
+  "^prod_[0-9a-z_]{1,32}$",
+  'must be "prod_" followed by 1 to 32 lower-case letters, digits or underscores',
+  {
+    description: "Product identifier at the shop, e.g. `prod_0001` (`prod_offline` makes the shop answer 503).",
+  },
+);
 
 export const CartLineItem = Type.Object(
   {
