@@ -138,7 +138,8 @@ export function createShoppingSandbox(options: ShoppingSandboxOptions = {}): Sho
   const shop = new Shop(
     buildProducts(),
     {
-      seed: options.priceSeed ?? process.env.SANDBOX_PRICE_SEED ?? DEFAULT_PRICE_SEED,
+      // Empty is unset, as for every other variable.
+      seed: options.priceSeed ?? (process.env.SANDBOX_PRICE_SEED || DEFAULT_PRICE_SEED),
       periodMs: options.pricePeriodMs ?? envNumber("SANDBOX_PRICE_PERIOD_MS") ?? DEFAULT_PRICE_PERIOD_MS,
     },
     now,
