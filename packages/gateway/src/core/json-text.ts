@@ -47,10 +47,13 @@ export function problemsWhere(
 function pointerOf(visit: Visit): string {
   const names: string[] = [];
   for (let at: Visit | undefined = visit; at?.name !== undefined; at = at.parent) {
-    names.push(`/${at.name.replaceAll("~", "~0").replaceAll("/", "~1")}`);
+    names.push(`/${pointerToken(at.name)}`);
   }
   return names.reverse().join("");
 }
+
+/** A member's name as one reference token of a JSON pointer (RFC 6901): "~" as "~0", "/" as "~1". */
+export const pointerToken = (name: string) => name.replaceAll("~", "~0").replaceAll("/", "~1");
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

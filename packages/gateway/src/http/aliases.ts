@@ -3,7 +3,7 @@
 // validation, the envelope and the errors are exactly those of the operation's uniform route.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidRequest } from "../core/errors.ts";
-import { unstorableText } from "../core/json-text.ts";
+import { pointerToken, unstorableText } from "../core/json-text.ts";
 import { aliasParams } from "../providers/aliases.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { ResourceAlias } from "../providers/types.ts";
@@ -20,7 +20,7 @@ function aliasInput(alias: ResourceAlias, request: FastifyRequest): Record<strin
   if (query.length > 0) {
     throw invalidRequest(
       `${where} takes no query parameters`,
-      query.map((name) => ({ path: `/query/${name}`, message: "is not an allowed parameter" })),
+      query.map((name) => ({ path: `/query/${pointerToken(name)}`, message: "is not an allowed parameter" })),
     );
   }
   const params = request.params as Record<string, string>;

@@ -72,6 +72,26 @@ describe("field problems", () => {
       { path: "/mode", message: 'must be "fast"' },
     ]);
   });
+
+  it("escape the names of unknown and missing members in their JSON pointers (RFC 6901)", () => {
+    const validate = ajv.compile({
+      type: "object",
+      properties: {
+        "a/b": { type: "integer" },
+        near: { type: "object", properties: { lat: { type: "number" } }, additionalProperties: false },
+      },
+      required: ["a/b"],
+      additionalProperties: false,
+    });
+    expect(validate({ "c~d": 1, "x/y": 2, "~1": 3, near: { "q/r": 4 } })).toBe(false);
+    expect(fieldProblems(validate.errors)).toEqual([
+      { path: "/a~1b", message: "is required" },
+      { path: "/c~0d", message: "is not an allowed property" },
+      { path: "/x~1y", message: "is not an allowed property" },
+      { path: "/~01", message: "is not an allowed property" },
+      { path: "/near/q~1r", message: "is not an allowed property" },
+    ]);
+  });
 });
 
 describe("patterns", () => {

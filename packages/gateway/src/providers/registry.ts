@@ -2,6 +2,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { FieldProblem } from "../core/errors.ts";
+import { pointerToken } from "../core/json-text.ts";
 import { createAjv } from "./ajv.ts";
 import { checkAliases } from "./aliases.ts";
 import { catalogProvider } from "./catalog/manifest.ts";
@@ -137,11 +138,14 @@ export function fieldProblems(errors: readonly ErrorObject[] | null | undefined)
     const params = e.params as Record<string, unknown>;
     const allowed = allowedAt.get(e.instancePath);
     if (e.keyword === "required") {
-      return [{ path: `${e.instancePath}/${String(params.missingProperty)}`, message: "is required" }];
+      return [{ path: `${e.instancePath}/${pointerToken(String(params.missingProperty))}`, message: "is required" }];
     }
     if (e.keyword === "additionalProperties") {
       return [
-        { path: `${e.instancePath}/${String(params.additionalProperty)}`, message: "is not an allowed property" },
+        {
+          path: `${e.instancePath}/${pointerToken(String(params.additionalProperty))}`,
+          message: "is not an allowed property",
+        },
       ];
     }
     if (allowed && (e.keyword === "enum" || e.keyword === "const")) {

@@ -87,6 +87,9 @@ describe("resource aliases", () => {
     expect([listing.status, listing.body.error.code]).toEqual([400, "invalid_request"]);
     const query = await json(await v1("GET", `/tickets/${id}?expand=all`));
     expect(query.body.error.details).toEqual([{ path: "/query/expand", message: "is not an allowed parameter" }]);
+    // A parameter's name is one token of the pointer, escaped (RFC 6901).
+    const slashed = await json(await v1("GET", `/tickets/${id}?a%2Fb~c=1`));
+    expect(slashed.body.error.details).toEqual([{ path: "/query/a~1b~0c", message: "is not an allowed parameter" }]);
     const withBody = await json(await v1("DELETE", `/tickets/${id}`, { reason: "x" }));
     expect(withBody.body.error.details).toEqual([{ path: "", message: "must be empty" }]);
     const unknownField = await json(await v1("POST", "/tickets", { title: "x", colour: "red" }));
