@@ -245,6 +245,9 @@ describe("listing and sessions", () => {
         { path: "/limit", message: "must be <= 100" },
         { path: "/provider_id", message: "is not a provider with credentials operations" },
       ]);
+      // Alone, the rule says the message: one that names no provider is not called a provider, and the id is quoted.
+      const alone = await platform(s.t, "list_connections", { provider_id });
+      expect(alone.body.error.message).toBe(`There is no provider "${provider_id}" with connections`);
     }
   });
 

@@ -47,7 +47,7 @@ const sameBrowser = (session: ConnectSessionsTable, binding: string | undefined)
 export function withoutConnections(connections: Connections, providerId: string): BrokenRule | undefined {
   if (connections.supports(providerId)) return undefined;
   return {
-    message: `The ${providerId} provider has no connections`,
+    message: `There is no provider ${JSON.stringify(providerId)} with connections`,
     problems: [{ path: "/provider_id", message: "is not a provider with credentials operations" }],
   };
 }
