@@ -232,7 +232,10 @@ describe("403 scope_denied", () => {
         retryable: false,
         details: [
           { path: "/name", message: "must be string" },
-          { path: "/scopes/1", message: 'is not a scope: use "*", "<provider_id>" or "<provider_id>:<operation_id>", in lower case' },
+          {
+            path: "/scopes/1",
+            message: 'is not a scope: use "*", "<provider_id>" or "<provider_id>:<operation_id>", in lower case',
+          },
           { path: "/scopes/0", message: '"catalgo": there is no provider "catalgo"; GET /v1/operations lists them' },
           { path: "/expires_at", message: "must be later than now" },
         ],

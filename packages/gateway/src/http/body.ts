@@ -38,6 +38,12 @@ export function registerBodyParsing(app: FastifyInstance): void {
         loneSurrogate: /\\u[dD][89a-fA-F]/.test(text),
       });
       if (refused) return done(refused, undefined);
+      // A number past ±1.8e308 parses as ±Infinity, which passes a schema's integer check and any minimum: refused
+      // where it is. Only a number of 309 digits or more, or with a 3-digit exponent, can be one.
+      const infinite = /\d(?:[eE]\+?\d{3}|\d{308})/.test(text) ? problemsWhere(parsed, infiniteProblem) : [];
+      if (infinite.length > 0) {
+        return done(invalidRequest("The body contains a number too large to represent", infinite), undefined);
+      }
       done(null, parsed);
     },
   );
@@ -136,3 +142,9 @@ export function bodyAsObject(body: unknown): Record<string, unknown> {
   }
   return body as Record<string, unknown>;
 }
+
+/** A number JSON.parse could only make ±Infinity of. */
+const infiniteProblem = (_name: string | undefined, member: unknown) =>
+  typeof member === "number" && !Number.isFinite(member)
+    ? "is too large: numbers must lie within ±1.7976931348623157e308"
+    : undefined;

@@ -174,6 +174,19 @@ describe("malformed requests", () => {
     );
   });
 
+  it("refuses a number too large to represent (Infinity once parsed), which an integer field would take", async () => {
+    const tooLarge = "is too large: numbers must lie within ±1.7976931348623157e308";
+    await expectBodyRefused(
+      `{"name":"k","scopes":["*"],"rate_limit":{"per_minute":1e400,"burst":-1E+999},"n":${"9".repeat(309)},"ok":1.5e308}`,
+      "The body contains a number too large to represent",
+      [
+        { path: "/rate_limit/per_minute", message: tooLarge },
+        { path: "/rate_limit/burst", message: tooLarge },
+        { path: "/n", message: tooLarge },
+      ],
+    );
+  });
+
   it("finds the NUL character however deeply the body nests, and answers 400 rather than failing", async () => {
     // 200,000 levels: a walk that recursed would run out of stack long before the bottom.
     const depth = 200_000;
