@@ -3,12 +3,12 @@
 // validation, the envelope and the errors are exactly those of the operation's uniform route.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidRequest } from "../core/errors.ts";
-import { pointerToken, unstorableText } from "../core/json-text.ts";
+import { unstorableText } from "../core/json-text.ts";
 import { aliasParams } from "../providers/aliases.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { ResourceAlias } from "../providers/types.ts";
 import { bodyAsObject } from "./body.ts";
-import { admitOperation, type ExecuteDeps, executeOperation } from "./execute.ts";
+import { admitOperation, type ExecuteDeps, executeOperation, refuseQueryParameters } from "./execute.ts";
 
 const isEmptyObject = (value: unknown) =>
   typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
@@ -16,13 +16,7 @@ const isEmptyObject = (value: unknown) =>
 /** The operation's input: the path parameters, plus the body for a POST. */
 function aliasInput(alias: ResourceAlias, request: FastifyRequest): Record<string, unknown> {
   const where = `${alias.method} ${request.url.split("?")[0]}`;
-  const query = Object.keys((request.query ?? {}) as Record<string, unknown>);
-  if (query.length > 0) {
-    throw invalidRequest(
-      `${where} takes no query parameters`,
-      query.map((name) => ({ path: `/query/${pointerToken(name)}`, message: "is not an allowed parameter" })),
-    );
-  }
+  refuseQueryParameters(request);
   const params = request.params as Record<string, string>;
   // A path's %00 (or a lone surrogate's escape) is the same text a body may not hold, refused the same way.
   const unstorable = unstorableText(params, "path");

@@ -287,6 +287,22 @@ describe("malformed requests", () => {
     });
   });
 
+  it("refuses a query string on the uniform route, which would be ignored, naming each parameter", async () => {
+    const result = await post("/v1/platform/list_events?limit=1&a/b=2", { body: "{}", headers: json });
+    expectError(
+      result,
+      400,
+      "invalid_request",
+      "POST /v1/platform/list_events takes no query parameters; send the input in the JSON body",
+    );
+    expect(result.json.error.details).toEqual([
+      { path: "/query/limit", message: "is not an allowed parameter" },
+      { path: "/query/a~1b", message: "is not an allowed parameter" },
+    ]);
+    // A lone "?" carries no parameter.
+    expect((await post("/v1/platform/list_events?", { body: "{}", headers: json })).response.status).toBe(200);
+  });
+
   it("refuses a body that is not an object", async () => {
     for (const [body, kind] of [
       ["[1,2]", "an array"],

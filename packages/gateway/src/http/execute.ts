@@ -2,6 +2,7 @@
 // and the success envelope. The uniform route and the resource aliases both come through here.
 import type { FastifyRequest } from "fastify";
 import { type BrokenRule, brokenRuleError, GatewayError, invalidRequest } from "../core/errors.ts";
+import { pointerToken } from "../core/json-text.ts";
 import type { CoreServices } from "../core/services.ts";
 import { type CompiledOperation, fieldProblems } from "../providers/registry.ts";
 import type { ConnectionContext, OperationContext, Pagination } from "../providers/types.ts";
@@ -186,6 +187,20 @@ export function admitOperation(request: FastifyRequest, compiled: CompiledOperat
     return error as GatewayError;
   }
   return undefined;
+}
+
+/**
+ * An operation's input is its JSON body (and an alias's path): a query string would be ignored, so a caller who put
+ * `?limit=1` there would get the default page without a word. It is refused, each parameter named.
+ */
+export function refuseQueryParameters(request: FastifyRequest, hint = ""): void {
+  if (!request.url.includes("?")) return;
+  const query = Object.keys((request.query ?? {}) as Record<string, unknown>);
+  if (query.length === 0) return;
+  throw invalidRequest(
+    `${request.method} ${request.url.split("?")[0]} takes no query parameters${hint}`,
+    query.map((name) => ({ path: `/query/${pointerToken(name)}`, message: "is not an allowed parameter" })),
+  );
 }
 
 /** The operation admitOperation named for this request. */

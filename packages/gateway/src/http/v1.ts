@@ -7,7 +7,13 @@ import type { Registry } from "../providers/registry.ts";
 import { registerAliasRoutes } from "./aliases.ts";
 import { bodyAsObject } from "./body.ts";
 import { catalogueAnswer } from "./catalogue.ts";
-import { admitOperation, type ExecuteDeps, executeOperation, requestOperation } from "./execute.ts";
+import {
+  admitOperation,
+  type ExecuteDeps,
+  executeOperation,
+  refuseQueryParameters,
+  requestOperation,
+} from "./execute.ts";
 
 export interface V1Options extends ExecuteDeps {
   registry: Registry;
@@ -60,8 +66,10 @@ export async function v1Routes(app: FastifyInstance, options: V1Options): Promis
       }
       done(admitOperation(request, compiled));
     },
-    handler: async (request) =>
-      executeOperation(options, request, requestOperation(request), bodyAsObject(request.body)),
+    handler: async (request) => {
+      refuseQueryParameters(request, "; send the input in the JSON body");
+      return executeOperation(options, request, requestOperation(request), bodyAsObject(request.body));
+    },
   });
 
   registerAliasRoutes(app, options);
