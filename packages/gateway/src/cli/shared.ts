@@ -42,13 +42,8 @@ export async function requireAccount(store: Store, accountId: string): Promise<v
   );
 }
 
-/**
- * A value that a key's holder chose (a key's name, an external_ref) for a line printed to people: control characters
- * (C0, DEL, C1) and bidirectional overrides are written as \u escapes, so that such a value can neither move the
- * terminal's cursor, colour it or start a line that looks like another entry of the list, nor reorder what it shows.
- */
-export const printable = (text: string): string =>
-  text.replace(/[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+/** A value that a key's holder chose (a key's name, an external_ref), for a line printed to people. */
+export { printable } from "../core/printable.ts";
 
 export function print(json: boolean, value: unknown, human: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);

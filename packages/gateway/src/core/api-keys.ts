@@ -7,6 +7,7 @@ import type { Clock } from "./clock.ts";
 import { type BrokenRule, brokenRuleError, GatewayError, notFound } from "./errors.ts";
 import { newId, randomBase62 } from "./ids.ts";
 import { newestFirstPage } from "./pagination.ts";
+import { printable } from "./printable.ts";
 import { parseScopes, type ScopeTargets, scopesWithin } from "./scopes.ts";
 
 export interface ApiKeyView {
@@ -174,7 +175,7 @@ export class ApiKeys {
         .where("id", "=", keyId)
         .where("account_id", "=", accountId)
         .executeTakeFirst();
-      if (!target) throw notFound(`No API key ${keyId}`);
+      if (!target) throw notFound(`No API key ${printable(keyId)}`);
       if (!scopesWithin(JSON.parse(target.scopes) as string[], by)) {
         throw new GatewayError("scope_denied", "A key can only revoke keys whose scopes its own scopes cover", {
           fix: "Revoke it with a key whose scopes cover the key's, such as one with the scope `*`.",
@@ -195,7 +196,7 @@ export class ApiKeys {
       .where("id", "=", keyId)
       .where("account_id", "=", accountId)
       .executeTakeFirst();
-    if (!row) throw notFound(`No API key ${keyId}`);
+    if (!row) throw notFound(`No API key ${printable(keyId)}`);
     for (const [hash, entry] of this.cache) if (entry.row?.id === keyId) this.cache.delete(hash);
     return toKeyView(row);
   }

@@ -174,6 +174,13 @@ describe("the gateway's copy", () => {
     expect(upstream.calls).toBe(calls);
   });
 
+  it("names an unknown id in its 404 with the characters that would act (overrides, zero-width, controls) escaped", async () => {
+    // U+202E reverses what follows it, U+200B hides, U+0085 is a C1 control: shown as escapes, the rest as sent.
+    const read = await json(await v1("GET", `/tickets/${encodeURIComponent("tkt_\u202eab\u200bc\u0085")}`));
+    expect(read.status).toBe(404);
+    expect(read.body.error.message).toBe("There is no ticket tkt_\\u202eab\\u200bc\\u0085");
+  });
+
   it("refuses an illegal transition with 409 and changes nothing", async () => {
     const { body } = await json(await v1("POST", "/tickets", { title: "Twice" }));
     await v1("DELETE", `/tickets/${body.data.id}`);

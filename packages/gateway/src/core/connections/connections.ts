@@ -7,6 +7,7 @@ import type { SecretBox } from "../crypto/secret-box.ts";
 import { notFound } from "../errors.ts";
 import type { Events } from "../events/events.ts";
 import { newestFirstPage } from "../pagination.ts";
+import { printable } from "../printable.ts";
 import type { ConnectionResolver } from "../services.ts";
 import { createReplacing, endConnection, type LifecycleDeps, liveStatuses, markNeedsReauth } from "./lifecycle.ts";
 import type { ProviderOAuthClient, TokenSet } from "./oauth-client.ts";
@@ -33,7 +34,7 @@ export interface ListConnectionsInput {
   limit: number;
 }
 
-const noConnectionAtAll = (connectionId: string) => notFound(`No connection ${connectionId}`);
+const noConnectionAtAll = (connectionId: string) => notFound(`No connection ${printable(connectionId)}`);
 
 export class Connections implements ConnectionResolver {
   readonly snapshots: ConnectionSnapshots;

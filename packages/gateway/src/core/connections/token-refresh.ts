@@ -15,6 +15,7 @@ import type { Clock } from "../clock.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { GatewayError, notFound } from "../errors.ts";
 import { randomBase62 } from "../ids.ts";
+import { printable } from "../printable.ts";
 import { type ProviderOAuthClient, RefreshRefused, type TokenSet } from "./oauth-client.ts";
 
 export interface RefreshSettings {
@@ -35,7 +36,7 @@ export function refreshSettings(timeoutMs: number): RefreshSettings {
 }
 
 export const noConnection = (connectionId: string, providerId: string) =>
-  notFound(`No connection ${connectionId} for the ${providerId} provider`);
+  notFound(`No connection ${printable(connectionId)} for the ${providerId} provider`);
 
 const notFinished = (providerId: string) =>
   new GatewayError("provider_unavailable", `The ${providerId} token refresh did not finish in time`, {

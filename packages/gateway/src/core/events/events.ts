@@ -7,6 +7,7 @@ import type { Clock } from "../clock.ts";
 import { GatewayError, notFound } from "../errors.ts";
 import { timeOrderedId } from "../ids.ts";
 import { newestFirstPage } from "../pagination.ts";
+import { printable } from "../printable.ts";
 import { newDelivery } from "../webhooks/deliveries.ts";
 import { isEventType, subscribes } from "./event-types.ts";
 
@@ -111,7 +112,7 @@ export class Events {
       .where("account_id", "=", accountId)
       .where("created_at", ">=", this.clock.now() - eventRetentionMs)
       .executeTakeFirst();
-    if (!row) throw notFound(`No event ${eventId}`);
+    if (!row) throw notFound(`No event ${printable(eventId)}`);
     return envelopeOf(row);
   }
 

@@ -40,7 +40,10 @@ describe("opendata", () => {
     expect(status).toBe(400);
     expect(body.error).not.toHaveProperty("provider");
     expect(body.error.details).toEqual([
-      { path: "/postal_code", message: "must be 7 digits, with or without a hyphen after the third (1000001 or 100-0001)" },
+      {
+        path: "/postal_code",
+        message: "must be 7 digits, with or without a hyphen after the third (1000001 or 100-0001)",
+      },
     ]);
   });
 

@@ -8,6 +8,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { GatewayError, invalidRequest, notFound } from "../../core/errors.ts";
 import type { StoreExecutor } from "../../core/events/events.ts";
 import { newId } from "../../core/ids.ts";
+import { printable } from "../../core/printable.ts";
 import type { ResourceCopy } from "../../core/resources/resource-copies.ts";
 import type { CoreServices } from "../../core/services.ts";
 import type { HookContext, HookResult, OperationContext } from "../types.ts";
@@ -215,7 +216,7 @@ export function defineStatefulResource<N, O extends StatefulObject>(
         accountId: ctx.accountId,
         id,
       });
-      if (!copy) throw notFound(`There is no ${noun} ${id}`);
+      if (!copy) throw notFound(`There is no ${noun} ${printable(id)}`);
       return copy as ResourceCopy & { object: O };
     },
 
