@@ -51,10 +51,18 @@ export interface UpstreamClient {
  */
 export function withIdempotencyKeys(client: UpstreamClient, keyOf: (call: number) => string): UpstreamClient {
   let calls = 0;
-  const request = (call: UpstreamRequest) =>
-    (call.method ?? "GET") === "GET"
-      ? client.request(call)
-      : client.request({ ...call, headers: { ...call.headers, "idempotency-key": keyOf(calls++) } });
+  const request = async (call: UpstreamRequest) => {
+    if ((call.method ?? "GET") === "GET") return client.request(call);
+    const position = calls++;
+    try {
+      return await client.request({ ...call, headers: { ...call.headers, "idempotency-key": keyOf(position) } });
+    } catch (error) {
+      // A refused token (401) ran nothing, and the call is sent again with a refreshed one (withAccessToken): the
+      // same call, so the same key. A takeover that finds the token fresh sends that call first, under this key.
+      if (error instanceof GatewayError && credentialsRefused.has(error) && calls === position + 1) calls = position;
+      throw error;
+    }
+  };
   return { baseUrl: client.baseUrl, request: request as UpstreamClient["request"], close: () => client.close() };
 }
 

@@ -3,7 +3,7 @@
 // with the SDK and its data.object equal to get_payment then; the issuer's answer paced by the sandbox's tick;
 // refunding a pending, declined or refunded payment is 409 and changes nothing; a refund whose hook arrives before
 // the approval's still announces the approval; under an Idempotency-Key, a takeover of a stopped node's request
-// charges the card once.
+// charges the card once, also when the first run sent the charge again after the network refused its token.
 import { signHook } from "@provider-gateway/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { idempotencyKeyHash } from "../../src/core/idempotency/key.ts";
@@ -13,6 +13,7 @@ import {
   deliveredTypes,
   type ProviderSetup,
   receivedAbout,
+  sandboxControl,
 } from "../stateful/provider-setup.ts";
 import { getPayment, pace, pay, settle, startPayments } from "./setup.ts";
 
@@ -207,5 +208,24 @@ describe("under an Idempotency-Key", () => {
     expect(other.status, other.text).toBe(200);
     expect(other.body.data.payment_reference).not.toBe(first.body.data.payment_reference);
     expect(other.body.data.id).not.toBe(first.body.data.id);
+  });
+
+  it("a charge retried after a refused token carries the key a takeover sends first: still one charge", async () => {
+    const key = `pay-${crypto.randomUUID()}`;
+    const body = { amount: 1300, currency: "JPY", description: "抹茶ラテ" };
+    // The network refuses the token (401): the gateway refreshes it and sends the charge again, which runs it.
+    await sandboxControl(s, "oauth/expire-access-tokens", {});
+    const first = await callOperation(s, "create_payment", body, { headers: { "idempotency-key": key } });
+    expect(first.status, first.text).toBe(200);
+    await s.t.gateway.core.store.db
+      .updateTable("idempotency_keys")
+      .set({ state: "running", lease_until: 0, status: null, content_type: null, body: null })
+      .where("key_hash", "=", idempotencyKeyHash(key))
+      .executeTakeFirst();
+
+    // The takeover's token is the fresh one: its first call is the charge, under the key the charge ran with.
+    const takeover = await callOperation(s, "create_payment", body, { headers: { "idempotency-key": key } });
+    expect(takeover.status, takeover.text).toBe(200);
+    expect(takeover.body.data).toEqual(first.body.data);
   });
 });
