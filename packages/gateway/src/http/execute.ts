@@ -63,6 +63,7 @@ export async function executeOperation(
     // Under an Idempotency-Key, the provider's state-changing calls carry keys derived from it.
     upstream: claim ? withIdempotencyKeys(upstream, claim.upstreamKey) : upstream,
     connection,
+    resumed: claim?.resumed ?? false,
     core: deps.core,
     clock: deps.core.clock,
   };

@@ -36,6 +36,11 @@ export interface OperationContext {
   /** The provider's upstream API; platform operations have none. */
   upstream: UpstreamClient;
   connection: ConnectionContext | undefined;
+  /**
+   * The request takes over its Idempotency-Key from a run that stopped mid-request (a node died): what that run did
+   * at the provider may already show (a copy's status changed by the provider's hook).
+   */
+  resumed: boolean;
   core: CoreServices;
   clock: Clock;
 }

@@ -3,7 +3,8 @@
 // with the SDK and its data.object equal to get_payment then; the issuer's answer paced by the sandbox's tick;
 // refunding a pending, declined or refunded payment is 409 and changes nothing; a refund whose hook arrives before
 // the approval's still announces the approval; under an Idempotency-Key, a takeover of a stopped node's request
-// charges the card once, also when the first run sent the charge again after the network refused its token.
+// charges the card once, also when the first run sent the charge again after the network refused its token, and a
+// takeover of a refund whose copy already shows it answers the refund.
 import { signHook } from "@provider-gateway/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { idempotencyKeyHash } from "../../src/core/idempotency/key.ts";
@@ -227,5 +228,26 @@ describe("under an Idempotency-Key", () => {
     const takeover = await callOperation(s, "create_payment", body, { headers: { "idempotency-key": key } });
     expect(takeover.status, takeover.text).toBe(200);
     expect(takeover.body.data).toEqual(first.body.data);
+  });
+
+  it("a takeover of a refund its copy already shows (the network's hook came) answers the refund, made once", async () => {
+    const payment = await pay(s, 1400);
+    await settle(s, payment);
+    await delivered(s, "payment.approved", payment.id);
+    const key = `refund-${crypto.randomUUID()}`;
+    const headers = { "idempotency-key": key };
+    const first = await callOperation(s, "refund_payment", { payment_id: payment.id }, { headers });
+    expect(first.status, first.text).toBe(200);
+    await s.t.gateway.core.store.db
+      .updateTable("idempotency_keys")
+      .set({ state: "running", lease_until: 0, status: null, content_type: null, body: null })
+      .where("key_hash", "=", idempotencyKeyHash(key))
+      .executeTakeFirst();
+
+    const takeover = await callOperation(s, "refund_payment", { payment_id: payment.id }, { headers });
+    expect(takeover.status, takeover.text).toBe(200);
+    expect(takeover.body.data).toEqual(first.body.data);
+    // Under another key, the refunded payment is refused as before.
+    await refusedRefund(payment, "refunded");
   });
 });

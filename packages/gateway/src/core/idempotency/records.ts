@@ -28,8 +28,11 @@ export interface StoredResponse {
 }
 
 export type ClaimOutcome =
-  /** `since`: when the record's current use of the key began; a takeover continues that use and keeps it. */
-  | { kind: "claimed"; token: string; since: number }
+  /**
+   * `since`: when the record's current use of the key began; a takeover continues that use and keeps it. `resumed`:
+   * this claim takes over a run of that use that stopped (a node died mid-request), which may have acted already.
+   */
+  | { kind: "claimed"; token: string; since: number; resumed: boolean }
   | { kind: "completed"; response: StoredResponse }
   | { kind: "reused" }
   | { kind: "running" };
@@ -77,7 +80,7 @@ export class IdempotencyRecords {
         created_at: now,
         expires_at: now + this.timings.retentionMs,
       });
-      if (inserted) return { kind: "claimed", token, since: now };
+      if (inserted) return { kind: "claimed", token, since: now, resumed: false };
 
       // Read together with the records in the way of the other claims refused in the same turn.
       const row = await this.statements.readRecord(ref);
@@ -111,7 +114,9 @@ export class IdempotencyRecords {
         })
         .where("claim_token", "=", row.claim_token)
         .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) return { kind: "claimed", token, since: expired ? now : row.created_at };
+      if (Number(taken.numUpdatedRows) === 1) {
+        return { kind: "claimed", token, since: expired ? now : row.created_at, resumed: !expired };
+      }
     }
     return { kind: "running" };
   }

@@ -26,6 +26,8 @@ interface ActiveClaim extends HeldClaim {
   renewal: NodeJS.Timeout;
   /** The keys the request's state-changing provider calls carry (core/idempotency/key.ts upstreamIdempotencyKey). */
   upstreamKey: (call: number) => string;
+  /** A takeover of a run of this use of the key that stopped mid-request (it may have acted at the provider). */
+  resumed: boolean;
 }
 
 export interface IdempotencyDeps {
@@ -130,7 +132,8 @@ async function claimOrReplay(
       renewal.unref();
       const { since } = outcome;
       const upstreamKey = (call: number) => upstreamIdempotencyKey(ref, since, call);
-      request.idempotencyClaim = { ref, key, token: outcome.token, fingerprint, renewal, upstreamKey };
+      const { token, resumed } = outcome;
+      request.idempotencyClaim = { ref, key, token, fingerprint, renewal, upstreamKey, resumed };
       return false;
     }
     case "completed":

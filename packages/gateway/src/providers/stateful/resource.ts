@@ -232,7 +232,13 @@ export function defineStatefulResource<N, O extends StatefulObject>(
       // caller's account there owns the resource (the same customer connected again) or not (another customer, refused
       // with 404 before the copy's status could show).
       const throughCaller = copy.connectionId === (ctx.connection?.id ?? null);
-      if (throughCaller && !spec.transitions[copy.status]?.includes(to)) throw illegalTransition(id, copy.status, to);
+      // A takeover of a run that stopped mid-request may find the copy already where that run's call took it (the
+      // upstream's hook told the gateway): the upstream judges the call again, which one that honours the derived
+      // Idempotency-Key answers as the first time, and one that does not refuses as a repeat (409, below).
+      const madeByStoppedRun = ctx.resumed && copy.status === to;
+      if (throughCaller && !madeByStoppedRun && !spec.transitions[copy.status]?.includes(to)) {
+        throw illegalTransition(id, copy.status, to);
+      }
       let native: N;
       try {
         native = await call(copy.upstreamId, copy.object);
