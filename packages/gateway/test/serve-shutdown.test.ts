@@ -236,7 +236,7 @@ it.skipIf(testStore() !== "sqlite")(
       expect(await readyz.json()).toEqual({
         error: {
           code: "internal_error",
-          message: "This node is shutting down: it finishes its requests and takes no new ones",
+          message: "This node is shutting down: send new requests to another node",
           request_id: readyz.headers.get("x-request-id"),
           retryable: false,
         },

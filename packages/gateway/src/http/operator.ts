@@ -15,7 +15,7 @@ export interface Readiness {
 
 /** What /readyz answers a stopping node: a load balancer's readiness probe takes it out before it stops accepting. */
 export const shuttingDown = () =>
-  new GatewayError("internal_error", "This node is shutting down: it finishes its requests and takes no new ones");
+  new GatewayError("internal_error", "This node is shutting down: send new requests to another node");
 
 export async function operatorRoutes(
   app: FastifyInstance,

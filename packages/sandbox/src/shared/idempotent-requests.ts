@@ -1,9 +1,10 @@
 // Idempotency-Key on an upstream's POST routes, as payment networks honour it: the first answer to a key (within one
 // member's requests) is kept for 24 hours and answered again to a repeat with the same parameters, marked
-// `Idempotent-Replayed: true`; the same key with other parameters is a 400. Requests refused before their handler ran
-// (authentication, a body the route's schema refuses) keep nothing, nor do answers of 500 and above.
+// `Idempotent-Replayed: true`; the same key with other parameters is a 400, and while the first request under a key
+// runs, another with it is a 409. Requests refused before their handler ran (authentication, a body the route's
+// schema refuses) keep nothing, nor do answers of 500 and above.
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { badRequest } from "./errors.ts";
+import { badRequest, SandboxError } from "./errors.ts";
 
 export const idempotencyRetentionMs = 24 * 60 * 60 * 1000;
 
@@ -25,6 +26,7 @@ export function idempotentRequests(api: FastifyInstance, options: IdempotentRequ
   // In insertion order, which is time order: expired entries are dropped from the front.
   const kept = new Map<string, Kept>();
   const pending = new WeakMap<FastifyRequest, { id: string; parameters: string }>();
+  const running = new Set<string>();
 
   api.addHook("preHandler", async (request, reply) => {
     const key = request.headers["idempotency-key"];
@@ -41,6 +43,10 @@ export function idempotentRequests(api: FastifyInstance, options: IdempotentRequ
     const parameters = `${request.url}\n${JSON.stringify(request.body ?? null)}`;
     const entry = kept.get(id);
     if (entry === undefined) {
+      if (running.has(id)) {
+        throw new SandboxError(409, "bad_request", "A request with this Idempotency-Key is still being processed");
+      }
+      running.add(id);
       pending.set(request, { id, parameters });
       return;
     }
@@ -58,9 +64,17 @@ export function idempotentRequests(api: FastifyInstance, options: IdempotentRequ
 
   api.addHook("onSend", async (request, reply, payload) => {
     const first = pending.get(request);
-    if (first === undefined || reply.statusCode >= 500 || typeof payload !== "string") return payload;
+    if (first === undefined) return payload;
     pending.delete(request);
-    kept.set(first.id, { parameters: first.parameters, status: reply.statusCode, payload, at: options.now() });
+    running.delete(first.id);
+    if (reply.statusCode < 500 && typeof payload === "string") {
+      kept.set(first.id, { parameters: first.parameters, status: reply.statusCode, payload, at: options.now() });
+    }
     return payload;
+  });
+  // A request that ended without an answer (its connection closed) frees its key too.
+  api.addHook("onResponse", async (request) => {
+    const first = pending.get(request);
+    if (first !== undefined) running.delete(first.id);
   });
 }

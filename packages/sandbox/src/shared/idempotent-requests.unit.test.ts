@@ -10,6 +10,7 @@ import { idempotencyRetentionMs, idempotentRequests } from "./idempotent-request
 let now = Date.UTC(2026, 10, 27);
 let runs = 0;
 let failNext = false;
+let hold: Promise<void> | undefined;
 let app: FastifyInstance;
 let base = "";
 
@@ -22,6 +23,7 @@ beforeAll(async () => {
     idempotentRequests(api, { scope: (request) => String(request.headers["x-member"]), now: () => now });
     api.post("/things", async (request, reply) => {
       runs++;
+      if (hold) await hold;
       if (failNext) {
         failNext = false;
         return reply.code(503).send({ error: "busy" });
@@ -85,4 +87,25 @@ it("forgets a key after 24 hours", async () => {
   const later = await post({ amount: 5 }, { "x-member": "usr_a", "idempotency-key": "k-4" });
   expect([later.status, later.replayed]).toEqual([201, null]);
   expect(later.text).not.toBe(first.text);
+});
+
+it("answers 409 to a request with the key of one still running, which runs once", async () => {
+  let release = () => {};
+  hold = new Promise((resolve) => {
+    release = resolve;
+  });
+  const before = runs;
+  const first = post({ amount: 7 }, { "x-member": "usr_a", "idempotency-key": "k-5" });
+  while (runs === before) await new Promise((resolve) => setTimeout(resolve, 5));
+  const second = await post({ amount: 7 }, { "x-member": "usr_a", "idempotency-key": "k-5" });
+  expect([second.status, second.text]).toEqual([
+    409,
+    JSON.stringify({ error: "A request with this Idempotency-Key is still being processed" }),
+  ]);
+  hold = undefined;
+  release();
+  expect((await first).status).toBe(201);
+  expect(runs).toBe(before + 1);
+  const replayed = await post({ amount: 7 }, { "x-member": "usr_a", "idempotency-key": "k-5" });
+  expect([replayed.status, replayed.replayed]).toEqual([201, "true"]);
 });
