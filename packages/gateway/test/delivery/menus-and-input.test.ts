@@ -70,7 +70,10 @@ describe("bad input changes nothing", () => {
         [{ path: "/items/0/size", message: "is not an allowed property" }],
       ],
       [orderInput({ tip: 300 }), [{ path: "/tip", message: "is not an allowed property" }]],
-      [orderInput({ delivery_address: " " }), [{ path: "/delivery_address", message: "must contain something other than spaces" }]],
+      [
+        orderInput({ delivery_address: " " }),
+        [{ path: "/delivery_address", message: "must contain something other than spaces" }],
+      ],
       [
         { restaurant_id: 7, items: "ramen" },
         [

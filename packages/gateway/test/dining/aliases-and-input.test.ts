@@ -146,7 +146,10 @@ describe("bad input changes nothing", () => {
       [{ ...valid, party_size: -3 }, [{ path: "/party_size", message: "must be >= 1" }]],
       [{ ...valid, party_size: 2.5 }, [{ path: "/party_size", message: "must be integer" }]],
       [{ ...valid, table: "window" }, [{ path: "/table", message: "is not an allowed property" }]],
-      [{ ...valid, contact_name: "  " }, [{ path: "/contact_name", message: "must contain something other than spaces" }]],
+      [
+        { ...valid, contact_name: "  " },
+        [{ path: "/contact_name", message: "must contain something other than spaces" }],
+      ],
       // At most 100 characters in all, as the site takes them: refused here, not by the site in its own words.
       [
         { ...valid, slot_id: `slot_${"a".repeat(96)}` },

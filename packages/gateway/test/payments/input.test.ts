@@ -24,7 +24,10 @@ describe("bad input changes nothing", () => {
       [{ ...valid, currency: "USD" }, [{ path: "/currency", message: 'must be "JPY"' }]],
       [{ ...valid, currency: "jpy" }, [{ path: "/currency", message: 'must be "JPY"' }]],
       [{ ...valid, amount: { amount: 1200, currency: "JPY" } }, [{ path: "/amount", message: "must be integer" }]],
-      [{ ...valid, description: "  " }, [{ path: "/description", message: "must contain something other than spaces" }]],
+      [
+        { ...valid, description: "  " },
+        [{ path: "/description", message: "must contain something other than spaces" }],
+      ],
       [{ ...valid, capture: false }, [{ path: "/capture", message: "is not an allowed property" }]],
       [
         { amount: 1200 },
