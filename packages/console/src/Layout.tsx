@@ -1,7 +1,7 @@
 // The frame of every signed-in page: a skip link, the header (account, user, sign-out), the navigation (a sidebar on
 // wide screens, a scrolling row on phones) and the page's heading, which takes focus after each navigation.
 import type { ComponentChildren, RefObject } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import type { ApiError, Session } from "./api.ts";
 import { ErrorNotice } from "./components/feedback.tsx";
 import { Link } from "./components/format.tsx";
@@ -97,7 +97,9 @@ export function Layout(props: {
 let shownAPage = false;
 
 export function useHeadingFocus(heading: RefObject<HTMLHeadingElement | null>, inputs: unknown[]): void {
-  useEffect(() => {
+  // In the render's own task, before the page is painted: nothing (a reader, a key press) meets the new page with
+  // focus still on the body.
+  useLayoutEffect(() => {
     if (shownAPage) heading.current?.focus();
     shownAPage = true;
   }, inputs);
