@@ -39,8 +39,8 @@ export function registerBodyParsing(app: FastifyInstance): void {
       });
       if (refused) return done(refused, undefined);
       // A number past ±1.8e308 parses as ±Infinity, which passes a schema's integer check and any minimum: refused
-      // where it is. Only a number of 309 digits or more, or with a 3-digit exponent, can be one.
-      const infinite = /\d(?:[eE]\+?\d{3}|\d{308})/.test(text) ? problemsWhere(parsed, infiniteProblem) : [];
+      // where it is.
+      const infinite = mayHoldInfinity(text) ? problemsWhere(parsed, infiniteProblem) : [];
       if (infinite.length > 0) {
         return done(invalidRequest("The body contains a number too large to represent", infinite), undefined);
       }
@@ -141,6 +141,23 @@ export function bodyAsObject(body: unknown): Record<string, unknown> {
     throw invalidRequest(`The body must be a JSON object, not ${kind}`, [{ path: "", message: "must be object" }]);
   }
   return body as Record<string, unknown>;
+}
+
+/**
+ * Whether the text has what only a number too large to represent needs: an exponent of 3 digits or more, or a run of
+ * 309 digits. Linear in the text (a pattern such as \d{309} would try 309 characters at every digit: a quarter of a
+ * second for 1 MiB of shorter runs).
+ */
+function mayHoldInfinity(text: string): boolean {
+  if (/[eE]\+?\d\d\d/.test(text)) return true;
+  if (text.length < 309) return false;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    run = code >= 48 && code <= 57 ? run + 1 : 0;
+    if (run === 309) return true;
+  }
+  return false;
 }
 
 /** A number JSON.parse could only make ±Infinity of. */
