@@ -177,12 +177,15 @@ describe("malformed requests", () => {
   it("refuses a number too large to represent (Infinity once parsed), which an integer field would take", async () => {
     const tooLarge = "is too large: numbers must lie within ±1.7976931348623157e308";
     await expectBodyRefused(
-      `{"name":"k","scopes":["*"],"rate_limit":{"per_minute":1e400,"burst":-1E+999},"n":${"9".repeat(309)},"ok":1.5e308}`,
+      `{"name":"k","scopes":["*"],"rate_limit":{"per_minute":1e400,"burst":-1E+999},"n":${"9".repeat(309)},"ok":1.5e308,"m":2${"0".repeat(209)}e99,"f":1${"0".repeat(250)}.5e60,"e":1${"0".repeat(208)}e99}`,
       "The body contains a number too large to represent",
       [
         { path: "/rate_limit/per_minute", message: tooLarge },
         { path: "/rate_limit/burst", message: tooLarge },
         { path: "/n", message: tooLarge },
+        // Fewer than 309 digits and an exponent of two: Infinity all the same (1e209 × 1e99 is the largest that is not).
+        { path: "/m", message: tooLarge },
+        { path: "/f", message: tooLarge },
       ],
     );
   });
