@@ -431,6 +431,19 @@ describe("malformed requests", () => {
       "not_found",
       'The platform provider has no operation "nosuch"; GET /v1/operations lists them',
     );
+    // An id from the path is repeated with the characters that would act (an override, zero-width) escaped.
+    expectError(
+      await post(`/v1/${encodeURIComponent("no\u202esuch")}/op`),
+      404,
+      "not_found",
+      'There is no provider "no\\u202esuch"; GET /v1/operations lists them',
+    );
+    expectError(
+      await post(`/v1/platform/${encodeURIComponent("no\u200bsuch")}`),
+      404,
+      "not_found",
+      'The platform provider has no operation "no\\u200bsuch"; GET /v1/operations lists them',
+    );
     const response = await fetch(`${t.url}/nowhere`);
     expectError({ response, json: await response.json() }, 404, "not_found", "No route GET /nowhere");
   });

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { notFound } from "../core/errors.ts";
 import { acceptInboundHook } from "../core/events/inbound-hooks.ts";
+import { printable } from "../core/printable.ts";
 import type { CoreServices } from "../core/services.ts";
 import type { Registry } from "../providers/registry.ts";
 import type { UpstreamClient } from "../providers/upstream.ts";
@@ -29,7 +30,9 @@ export function hooksRoutes(options: HooksOptions) {
       const providerId = request.params.provider;
       const provider = options.registry.provider(providerId);
       const secret = options.hookSecret(providerId);
-      if (!provider?.handleHook || secret === undefined) throw notFound(`No inbound hooks for "${providerId}"`);
+      if (!provider?.handleHook || secret === undefined) {
+        throw notFound(`No inbound hooks for "${printable(providerId)}"`);
+      }
       request.operationLabel = { provider: providerId, operation: "hook" };
       const signature = request.headers["gateway-signature"];
       const result = await acceptInboundHook(options.core, {

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Principal } from "../core/api-keys.ts";
 import { GatewayError } from "../core/errors.ts";
+import { printable } from "../core/printable.ts";
 import type { Registry } from "../providers/registry.ts";
 import { registerAliasRoutes } from "./aliases.ts";
 import { bodyAsObject } from "./body.ts";
@@ -60,8 +61,8 @@ export async function v1Routes(app: FastifyInstance, options: V1Options): Promis
       if (!compiled) {
         const { provider, operation } = request.params;
         const message = options.registry.provider(provider)
-          ? `The ${provider} provider has no operation "${operation}"; GET /v1/operations lists them`
-          : `There is no provider "${provider}"; GET /v1/operations lists them`;
+          ? `The ${provider} provider has no operation "${printable(operation)}"; GET /v1/operations lists them`
+          : `There is no provider "${printable(provider)}"; GET /v1/operations lists them`;
         return done(new GatewayError("not_found", message));
       }
       done(admitOperation(request, compiled));

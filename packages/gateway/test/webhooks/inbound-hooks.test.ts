@@ -178,6 +178,10 @@ describe("inbound provider hooks", () => {
       expect(response.status).toBe(404);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
     }
+    const hidden = await post(`${setup.gateway.url}/hooks/${encodeURIComponent("no\u202esuch")}`, "{}", "t=1,v2=00");
+    expect(((await hidden.json()) as { error: { message: string } }).error.message).toBe(
+      'No inbound hooks for "no\\u202esuch"',
+    );
   });
 
   it("the sandbox's pushHook signs, retries until the gateway answers, and keeps its hook id", async () => {
