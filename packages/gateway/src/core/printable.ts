@@ -3,7 +3,8 @@
 // a line that looks like another; bidirectional overrides and isolates would reorder what is shown around them;
 // zero-width characters and line or paragraph separators would hide in, or break, an id that looks plain.
 
-const acting = /[\p{Cc}\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu;
+// U+061C (the Arabic letter mark) is a bidirectional control as much as U+200E and U+200F are.
+const acting = /[\p{Cc}\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu;
 
 export const printable = (text: string): string =>
   text.replace(acting, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
