@@ -249,6 +249,14 @@ describe("listing and sessions", () => {
       const alone = await platform(s.t, "list_connections", { provider_id });
       expect(alone.body.error.message).toBe(`There is no provider "${provider_id}" with connections`);
     }
+    // An id of the allowed characters that does not begin with a letter is told so.
+    const digitFirst = await platform(s.t, "list_connections", { provider_id: "1shop" });
+    expect(digitFirst.body.error.details).toEqual([
+      {
+        path: "/provider_id",
+        message: "must be a provider id: a lower-case letter, then lower-case letters, digits or underscores",
+      },
+    ]);
   });
 
   it("lists every problem of the input at once: the provider and the reference, the page size and the cursor", async () => {

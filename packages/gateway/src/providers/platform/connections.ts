@@ -9,7 +9,7 @@ import { defineOperation, type OperationContext } from "../types.ts";
 
 const ProviderId = PatternString(
   "^[a-z][a-z0-9_]*$",
-  "must be a provider id: lower-case letters, digits or underscores",
+  "must be a provider id: a lower-case letter, then lower-case letters, digits or underscores",
   {
     maxLength: 64,
     description: "A provider with credentials operations, e.g. `shopping`.",
