@@ -20,7 +20,11 @@ beforeAll(async () => {
     api.addHook("preHandler", async (request, reply) => {
       if (request.headers["x-member"] === undefined) return reply.code(401).send({ error: "no member" });
     });
-    idempotentRequests(api, { scope: (request) => String(request.headers["x-member"]), now: () => now });
+    idempotentRequests(api, {
+      scope: (request) => String(request.headers["x-member"]),
+      now: () => now,
+      waitMs: 500,
+    });
     api.post("/things", async (request, reply) => {
       runs++;
       if (hold) await hold;
@@ -89,23 +93,46 @@ it("forgets a key after 24 hours", async () => {
   expect(later.text).not.toBe(first.text);
 });
 
-it("answers 409 to a request with the key of one still running, which runs once", async () => {
+/** Holds the route's next run until the returned function is called. */
+function holdNextRun(): () => void {
   let release = () => {};
   hold = new Promise((resolve) => {
     release = resolve;
   });
+  return () => {
+    hold = undefined;
+    release();
+  };
+}
+
+const key6 = { "x-member": "usr_a", "idempotency-key": "k-6" };
+
+it("lets a request with the key of one still running wait for it, and answers it the first one's answer", async () => {
+  const release = holdNextRun();
   const before = runs;
-  const first = post({ amount: 7 }, { "x-member": "usr_a", "idempotency-key": "k-5" });
+  const first = post({ amount: 7 }, key6);
   while (runs === before) await new Promise((resolve) => setTimeout(resolve, 5));
-  const second = await post({ amount: 7 }, { "x-member": "usr_a", "idempotency-key": "k-5" });
+  const second = post({ amount: 7 }, key6);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  release();
+  const [one, two] = await Promise.all([first, second]);
+  expect([one.status, one.replayed, two.status, two.replayed]).toEqual([201, null, 201, "true"]);
+  expect(two.text).toBe(one.text);
+  expect(runs).toBe(before + 1);
+});
+
+it("answers 409 once the wait for the first request under the key is over", async () => {
+  const release = holdNextRun();
+  const before = runs;
+  const key = { "x-member": "usr_a", "idempotency-key": "k-7" };
+  const first = post({ amount: 8 }, key);
+  while (runs === before) await new Promise((resolve) => setTimeout(resolve, 5));
+  const second = await post({ amount: 8 }, key);
   expect([second.status, second.text]).toEqual([
     409,
     JSON.stringify({ error: "A request with this Idempotency-Key is still being processed" }),
   ]);
-  hold = undefined;
   release();
   expect((await first).status).toBe(201);
   expect(runs).toBe(before + 1);
-  const replayed = await post({ amount: 7 }, { "x-member": "usr_a", "idempotency-key": "k-5" });
-  expect([replayed.status, replayed.replayed]).toEqual([201, "true"]);
 });
