@@ -184,19 +184,22 @@ describe("paced by the sandbox's tick", () => {
 });
 
 describe("under an Idempotency-Key", () => {
-  it("a takeover after a node stopped mid-request charges once: the network replays the first charge", async () => {
-    const key = `pay-${crypto.randomUUID()}`;
-    const body = { amount: 1200, currency: "JPY", description: "抹茶ラテ" };
-    const first = await callOperation(s, "create_payment", body, { headers: { "idempotency-key": key } });
-    expect(first.status, first.text).toBe(200);
-    // The record as a node leaves it that charged and then stopped before storing its answer: running, lease lapsed.
-    const { db } = s.t.gateway.core.store;
-    const stopped = await db
+  /** The key's record as a node leaves it that acted and then stopped before storing its answer: running, lapsed. */
+  async function leaveAsStoppedRun(key: string) {
+    const stopped = await s.t.gateway.core.store.db
       .updateTable("idempotency_keys")
       .set({ state: "running", lease_until: 0, status: null, content_type: null, body: null })
       .where("key_hash", "=", idempotencyKeyHash(key))
       .executeTakeFirst();
     expect(Number(stopped.numUpdatedRows)).toBe(1);
+  }
+
+  it("a takeover after a node stopped mid-request charges once: the network replays the first charge", async () => {
+    const key = `pay-${crypto.randomUUID()}`;
+    const body = { amount: 1200, currency: "JPY", description: "抹茶ラテ" };
+    const first = await callOperation(s, "create_payment", body, { headers: { "idempotency-key": key } });
+    expect(first.status, first.text).toBe(200);
+    await leaveAsStoppedRun(key);
 
     const takeover = await callOperation(s, "create_payment", body, { headers: { "idempotency-key": key } });
     expect(takeover.status, takeover.text).toBe(200);
@@ -218,11 +221,7 @@ describe("under an Idempotency-Key", () => {
     await sandboxControl(s, "oauth/expire-access-tokens", {});
     const first = await callOperation(s, "create_payment", body, { headers: { "idempotency-key": key } });
     expect(first.status, first.text).toBe(200);
-    await s.t.gateway.core.store.db
-      .updateTable("idempotency_keys")
-      .set({ state: "running", lease_until: 0, status: null, content_type: null, body: null })
-      .where("key_hash", "=", idempotencyKeyHash(key))
-      .executeTakeFirst();
+    await leaveAsStoppedRun(key);
 
     // The takeover's token is the fresh one: its first call is the charge, under the key the charge ran with.
     const takeover = await callOperation(s, "create_payment", body, { headers: { "idempotency-key": key } });
@@ -238,11 +237,7 @@ describe("under an Idempotency-Key", () => {
     const headers = { "idempotency-key": key };
     const first = await callOperation(s, "refund_payment", { payment_id: payment.id }, { headers });
     expect(first.status, first.text).toBe(200);
-    await s.t.gateway.core.store.db
-      .updateTable("idempotency_keys")
-      .set({ state: "running", lease_until: 0, status: null, content_type: null, body: null })
-      .where("key_hash", "=", idempotencyKeyHash(key))
-      .executeTakeFirst();
+    await leaveAsStoppedRun(key);
 
     const takeover = await callOperation(s, "refund_payment", { payment_id: payment.id }, { headers });
     expect(takeover.status, takeover.text).toBe(200);
