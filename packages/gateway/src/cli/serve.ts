@@ -1,6 +1,7 @@
 // gateway serve: runs the gateway until SIGTERM or SIGINT, then (after GATEWAY_SHUTDOWN_DELAY_MS, serving on but not
-// ready) stops accepting, finishes in-flight requests and closes its pools. On the first start of an empty store it creates the account "default" and one key, printed on a
-// terminal, or else written to a file in the data directory that only its owner can read (never into the log).
+// ready) stops accepting, finishes in-flight requests and closes its pools. On the first start of an empty store it
+// creates the account "default" and one key, printed on a terminal, or else written to a file in the data directory
+// that only its owner can read (never into the log).
 import { lookup } from "node:dns/promises";
 import fs from "node:fs";
 import path from "node:path";

@@ -6,7 +6,7 @@ import { type FieldProblem, invalidRequest } from "./errors.ts";
 /** The providers a scope may name, with their operations (the registry's list, or the manifests themselves). */
 export type ScopeTargets = readonly { id: string; operations: readonly { id: string }[] }[];
 
-const scopePattern = /^(\*|[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?)$/;
+export const scopePattern = /^(\*|[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?)$/;
 
 export function parseScopes(input: readonly string[] | string, targets: ScopeTargets): string[] {
   const list = typeof input === "string" ? input.split(/[\s,]+/).filter(Boolean) : [...input];

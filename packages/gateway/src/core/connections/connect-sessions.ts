@@ -10,6 +10,7 @@ import type { Clock } from "../clock.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { type BrokenRule, brokenRuleError, GatewayError } from "../errors.ts";
 import { randomBase62 } from "../ids.ts";
+import { printable } from "../printable.ts";
 import type { Connections } from "./connections.ts";
 import { AuthorizationDenied, type ProviderOAuthClient, type TokenSet } from "./oauth-client.ts";
 import {
@@ -47,7 +48,7 @@ const sameBrowser = (session: ConnectSessionsTable, binding: string | undefined)
 export function withoutConnections(connections: Connections, providerId: string): BrokenRule | undefined {
   if (connections.supports(providerId)) return undefined;
   return {
-    message: `There is no provider ${JSON.stringify(providerId)} with connections`,
+    message: `There is no provider "${printable(providerId)}" with connections`,
     problems: [{ path: "/provider_id", message: "is not a provider with credentials operations" }],
   };
 }

@@ -130,9 +130,8 @@ async function claimOrReplay(
         });
       }, deps.records.timings.leaseMs / 3);
       renewal.unref();
-      const { since } = outcome;
+      const { token, since, resumed } = outcome;
       const upstreamKey = (call: number) => upstreamIdempotencyKey(ref, since, call);
-      const { token, resumed } = outcome;
       request.idempotencyClaim = { ref, key, token, fingerprint, renewal, upstreamKey, resumed };
       return false;
     }

@@ -2,7 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import { apiKeyBounds, expiryRule } from "../../core/api-keys.ts";
 import { type BrokenRule, GatewayError } from "../../core/errors.ts";
-import { scopesWithin, unknownScopeTargets } from "../../core/scopes.ts";
+import { scopePattern, scopesWithin, unknownScopeTargets } from "../../core/scopes.ts";
 import { Cursor, Limit, Nullable, PatternString, StrictObject } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 
@@ -51,7 +51,7 @@ export const createApiKey = defineOperation({
     name: Type.Optional(Type.String({ maxLength: apiKeyBounds.nameMaxLength })),
     scopes: Type.Array(
       PatternString(
-        "^(\\*|[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?)$",
+        scopePattern.source,
         'is not a scope: use "*", "<provider_id>" or "<provider_id>:<operation_id>", in lower case',
         { description: '"*", "<provider_id>" or "<provider_id>:<operation_id>"' },
       ),
