@@ -11,6 +11,7 @@ import {
   PostgresDialect,
   SqliteAdapter,
   SqliteDialect,
+  type SqliteDialectConfig,
   sql,
 } from "kysely";
 import pg from "pg";
@@ -87,7 +88,9 @@ export function openStore(options: StoreOptions): Store {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect(sqlite, { database: withStatementCache(sqlite) }),
+  });
   const store = finishStore(db, "sqlite", undefined, file);
   if (!options.backgroundCheckpoints) return store;
   const checkpointer = startCheckpointer(sqlite, file, options.backgroundCheckpoints);
@@ -109,9 +112,17 @@ export function openStore(options: StoreOptions): Store {
  * transactional; Kysely runs it without one): two processes migrating a new store (`gateway serve` and `gateway keys
  * create` started together) both found a migration to run, and one failed on a table the other had just created; the
  * second now waits, then finds nothing left to do. In one process nothing changes: its one connection runs one
- * transaction at a time.
+ * transaction at a time. A transaction SQLite has rolled back itself (a full disk, an I/O error) is not rolled back
+ * again: that rollback would fail ("no transaction is active") and its error would replace the one that says why.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(
+    private readonly sqlite: SQLite.Database,
+    config: SqliteDialectConfig,
+  ) {
+    super(config);
+  }
+
   override createAdapter(): DialectAdapter {
     return new (class extends SqliteAdapter {
       override get supportsTransactionalDdl() {
@@ -124,6 +135,9 @@ class ImmediateSqliteDialect extends SqliteDialect {
     const driver = super.createDriver();
     driver.beginTransaction = async (connection) => {
       await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    };
+    driver.rollbackTransaction = async (connection) => {
+      if (this.sqlite.inTransaction) await connection.executeQuery(CompiledQuery.raw("rollback"));
     };
     return driver;
   }
