@@ -74,7 +74,7 @@ function operationObject(provider: ProviderDefinition, operation: OperationDefin
     ...(parameters.length > 0 && { parameters }),
     ...(body && {
       requestBody: {
-        required: (body.required ?? []).length > 0,
+        required: operation.inputRequired === true || (body.required ?? []).length > 0,
         content: {
           "application/json": {
             schema: toOpenApiSchema(body),

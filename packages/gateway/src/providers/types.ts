@@ -66,6 +66,11 @@ export interface OperationDefinition<I extends TSchema = TSchema, O extends TSch
    * lists every problem of a request: each rule looks only at fields of the type it expects.
    */
   check?(input: UncheckedInput<Static<I>>, ctx: OperationContext): BrokenRule[];
+  /**
+   * A body is needed although the schema requires no field, because `check` refuses an empty one (one of two fields
+   * must be given): the OpenAPI document then marks the request body required.
+   */
+  inputRequired?: boolean;
   handle(input: Static<I>, ctx: OperationContext): Promise<OperationResult<Static<O>>>;
 }
 

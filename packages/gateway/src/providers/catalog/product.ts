@@ -129,6 +129,7 @@ export const recommendProducts = defineOperation({
       recommendations: [{ rank: 1, reason: "この商品を見た人はこちらもチェックしています", product: exampleProduct }],
     },
   },
+  inputRequired: true,
   check({ product_id, category_id }) {
     if ((product_id === undefined) !== (category_id === undefined)) return [];
     return [
