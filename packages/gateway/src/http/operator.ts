@@ -1,7 +1,7 @@
 // Operator endpoints: liveness, readiness (the store answers) and Prometheus metrics.
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../core/errors.ts";
-import type { Store } from "../store/database.ts";
+import { type Store, StoreFileReplaced } from "../store/database.ts";
 import { sendError } from "./error-handler.ts";
 import type { Metrics } from "./metrics.ts";
 
@@ -41,7 +41,12 @@ export async function operatorRoutes(
       }
     } catch (error) {
       if (error instanceof GatewayError) throw error;
-      throw new GatewayError("internal_error", "The store is not reachable", { cause: error });
+      // The answer names no path (anyone may ask /readyz); the log line has the cause, file included.
+      const message =
+        error instanceof StoreFileReplaced
+          ? "The store's database file was deleted or replaced while this node ran"
+          : "The store is not reachable";
+      throw new GatewayError("internal_error", message, { cause: error });
     } finally {
       clearTimeout(timer);
     }

@@ -91,7 +91,7 @@ export function openStore(options: StoreOptions): Store {
   const db = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect(sqlite, { database: withStatementCache(sqlite) }),
   });
-  const store = finishStore(db, "sqlite", undefined, file);
+  const store = withFileCheck(finishStore(db, "sqlite", undefined, file), file);
   if (!options.backgroundCheckpoints) return store;
   const checkpointer = startCheckpointer(sqlite, file, options.backgroundCheckpoints);
   return {
@@ -101,6 +101,33 @@ export function openStore(options: StoreOptions): Store {
       // The serving connection closes last: as the last connection it checkpoints what is left and removes the log.
       await checkpointer.close();
       await store.close();
+    },
+  };
+}
+
+/**
+ * The store's ping (/readyz) fails once its file is no longer the one it opened: a data directory deleted or a file
+ * replaced while the gateway runs leaves it writing to a file nobody can open again, lost when it stops, and without
+ * its serving lock (a second node could start on the directory). The node is taken out of rotation instead.
+ */
+export class StoreFileReplaced extends Error {}
+
+function withFileCheck(store: Store, file: string): Store {
+  const opened = fs.statSync(file);
+  return {
+    ...store,
+    async ping() {
+      let now: fs.Stats | undefined;
+      try {
+        now = fs.statSync(file);
+      } catch {}
+      if (now?.ino !== opened.ino || now.dev !== opened.dev) {
+        throw new StoreFileReplaced(
+          `${file} was deleted or replaced while the gateway ran: what this node writes is lost when it stops; ` +
+            "stop it, restore the data directory and start it again",
+        );
+      }
+      await store.ping();
     },
   };
 }
