@@ -9,7 +9,7 @@ import type { Clock } from "../clock.ts";
 import type { Events } from "../events/events.ts";
 import { AttemptLog } from "./attempt-log.ts";
 import { AttemptSlots } from "./attempt-slots.ts";
-import { type ClaimDueDeliveries, claimDueDeliveries, releaseLeftoverLeases } from "./claim.ts";
+import { type ClaimDueDeliveries, claimDueDeliveries, releaseClaims, releaseLeftoverLeases } from "./claim.ts";
 import type { WebhookEndpoints } from "./endpoints.ts";
 import type { WebhookSender } from "./sender.ts";
 import { AttemptTargets } from "./targets.ts";
@@ -114,7 +114,17 @@ export class WebhookWorker {
   async deliverDueWebhooks(limit: number): Promise<number> {
     const claimed = await this.claim({ now: this.deps.clock.now(), leaseMs: this.options.leaseMs, limit });
     if (claimed.length === 0) return 0;
-    const { rows } = await this.eventBodies([...new Set(claimed.map((d) => d.event_id))]);
+    let rows: unknown[];
+    try {
+      ({ rows } = await this.eventBodies([...new Set(claimed.map((d) => d.event_id))]));
+    } catch (err) {
+      // Nothing was sent: the claims go back at once (when the store takes that), rather than holding the deliveries
+      // for the whole lease. The poll's failure is logged by the loop.
+      await releaseClaims(this.deps.db, claimed).catch((error: unknown) =>
+        this.deps.log.error({ err: error }, "releasing webhook claims failed"),
+      );
+      throw err;
+    }
     const bodyOf = new Map((rows as { id: string; body: string }[]).map((row) => [row.id, row.body]));
     this.slots.add(claimed.map((delivery) => ({ delivery, body: bodyOf.get(delivery.event_id) })));
     return claimed.length;
