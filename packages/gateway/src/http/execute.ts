@@ -41,7 +41,12 @@ export async function executeOperation(
   if (!principal) throw new GatewayError("unauthorized", "Missing API key: send `Authorization: Bearer <key>`");
   requireScope(principal, provider.id, operation.id);
 
-  const connection = await connectionFor(deps.core, request, compiled, principal.accountId);
+  const connection = await connectionFor(deps.core, request, compiled, principal.accountId).catch((error: unknown) => {
+    // The store failing while the connection is read (a 500): the operation has not begun, so an Idempotency-Key
+    // stays free for the retry rather than replaying this 500 for a day. The gateway's own answers (404, 422) stand.
+    if (!(error instanceof GatewayError)) request.notExecuted = true;
+    throw error;
+  });
 
   // A list's cursor is sealed to its account and operation (core/crypto/cursor-seal.ts): the adapter gets the inside.
   // One that does not open is a broken rule of the input, said with the other problems of the request.
