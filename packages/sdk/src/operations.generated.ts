@@ -703,7 +703,7 @@ export interface CatalogOperations {
    *
    * `catalog:recommend_products` · API key only · read-only, retried freely.
    */
-  recommendProducts(input?: CatalogRecommendProductsInput, options?: CallOptions): Promise<OperationResponse<CatalogRecommendProductsOutput>>;
+  recommendProducts(input: CatalogRecommendProductsInput, options?: CallOptions): Promise<OperationResponse<CatalogRecommendProductsOutput>>;
   /**
    * Search products
    *

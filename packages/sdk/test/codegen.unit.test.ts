@@ -88,6 +88,7 @@ function operation(id: string, extra: Partial<CatalogueOperation> = {}): Catalog
     description: null,
     auth_mode: "none",
     read_only: true,
+    input_required: false,
     input_schema: empty,
     output_schema: empty,
     ...extra,
@@ -107,9 +108,13 @@ describe("renderOperations", () => {
             operation("create_reservation", {
               auth_mode: "credentials",
               read_only: false,
+              input_required: true,
               input_schema: { type: "object", required: ["slot_id"], properties: { slot_id: { type: "string" } } },
               output_schema: JSON.parse(JSON.stringify(Type.Object({ tree: recursive }))),
             }),
+            // Required although its schema names no required field (a rule needs one of two): the catalogue says so.
+            operation("find_tables", { input_required: true }),
+            operation("list_venues"),
           ],
         },
       ],
@@ -118,6 +123,12 @@ describe("renderOperations", () => {
     expect(source).toContain("export interface DiningCreateReservationOutput {\n  tree: TreeNode;\n}");
     expect(source).toContain(
       "createReservation(input: DiningCreateReservationInput, options?: CallOptions): Promise<OperationResponse<DiningCreateReservationOutput>>;",
+    );
+    expect(source).toContain(
+      "findTables(input: DiningFindTablesInput, options?: CallOptions): Promise<OperationResponse<DiningFindTablesOutput>>;",
+    );
+    expect(source).toContain(
+      "listVenues(input?: DiningListVenuesInput, options?: CallOptions): Promise<OperationResponse<DiningListVenuesOutput>>;",
     );
     expect(source).toContain(
       'create_reservation: { method: "createReservation", auth: "credentials", readOnly: false, createsState: true },',

@@ -4,6 +4,7 @@
 import type { Clock } from "../core/clock.ts";
 import { aliasPublicPath } from "../providers/aliases.ts";
 import type { Registry } from "../providers/registry.ts";
+import { inputRequired } from "../providers/types.ts";
 
 /**
  * The catalogue's answer in the success envelope, as every 200: the catalogue serialised once, the time it is answered
@@ -33,6 +34,7 @@ export function catalogue(registry: Registry) {
         read_only: operation.readOnly,
         lifecycle: operation.lifecycle,
         version: operation.version,
+        input_required: inputRequired(operation),
         input_schema: operation.input,
         output_schema: operation.output,
         example: operation.example,

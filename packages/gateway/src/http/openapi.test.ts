@@ -161,11 +161,17 @@ describe("GET /v1/operations", () => {
       path: "/v1/platform/create_api_key",
       auth_mode: "none",
       connection_required: false,
+      input_required: true,
       lifecycle: "stable",
       version: "1.0.0",
       input_schema: { type: "object", additionalProperties: false },
       aliases: [],
     });
+    // The one rule of the OpenAPI document's required request body and the SDK's signatures: a schema's required
+    // field, or a rule that refuses an empty input.
+    const input = (p: string, id: string) =>
+      listed.find((entry) => entry.p === p && entry.o.id === id)?.o.input_required;
+    expect([input("catalog", "recommend_products"), input("catalog", "search_products")]).toEqual([true, false]);
     const dining = (id: string) => listed.find(({ p, o }) => p === "dining" && o.id === id)?.o;
     expect(dining("get_reservation").aliases).toEqual([
       { method: "GET", path: "/v1/dining/reservations/{reservation_id}" },

@@ -140,3 +140,10 @@ export function defineOperation<I extends TSchema, O extends TSchema>(
 }
 
 export const defineProvider = (provider: ProviderDefinition): ProviderDefinition => provider;
+
+/**
+ * Whether a call needs input: its schema requires a field, or its `check` refuses an empty one (`inputRequired`). The
+ * catalogue (`input_required`), the OpenAPI document (a required request body) and the SDK's signatures say it alike.
+ */
+export const inputRequired = (operation: OperationDefinition): boolean =>
+  operation.inputRequired === true || ((operation.input as { required?: string[] }).required ?? []).length > 0;

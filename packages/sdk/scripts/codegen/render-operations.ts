@@ -11,6 +11,8 @@ export interface CatalogueOperation {
   description: string | null;
   auth_mode: "none" | "credentials";
   read_only: boolean;
+  /** A call without input is refused: the method's `input` is not optional. */
+  input_required: boolean;
   input_schema: JsonSchema;
   output_schema: JsonSchema;
 }
@@ -91,7 +93,7 @@ export function renderOperations(input: GeneratorInput): string {
         declaration(`${base}Output`, schemaToType(operation.output_schema, names)),
       );
       out.push("");
-      const optional = requiredCount(operation.input_schema) === 0 ? "?" : "";
+      const optional = operation.input_required ? "" : "?";
       methods.push(
         ...docComment(operation, ref, "  "),
         `  ${method}(input${optional}: ${base}Input, options?: CallOptions): Promise<OperationResponse<${base}Output>>;`,
@@ -173,10 +175,6 @@ function withoutId(schema: Record<string, unknown>): Record<string, unknown> {
 
 function declaration(name: string, type: string): string {
   return type.startsWith("{\n") ? `export interface ${name} ${type}` : `export type ${name} = ${type};`;
-}
-
-function requiredCount(schema: JsonSchema): number {
-  return typeof schema === "object" && Array.isArray(schema.required) ? schema.required.length : 0;
 }
 
 function docComment(operation: CatalogueOperation, ref: string, indent: string): string[] {

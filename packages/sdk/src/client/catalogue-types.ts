@@ -10,6 +10,8 @@ export interface CatalogueOperation {
   connection_required: boolean;
   /** A read-only POST: safe to repeat without an Idempotency-Key. */
   read_only: boolean;
+  /** A call without input is refused: a field is required, or a rule needs one of several (`recommend_products`). */
+  input_required: boolean;
   lifecycle: "stable" | "beta" | "deprecated" | (string & {});
   version: string;
   input_schema: Record<string, unknown>;
