@@ -10,6 +10,7 @@ import { CursorSeal } from "./core/crypto/cursor-seal.ts";
 import { refuseUnusableMasterKey, resolveMasterKey } from "./core/crypto/master-key.ts";
 import { checkMasterKey } from "./core/crypto/master-key-check.ts";
 import { SecretBox } from "./core/crypto/secret-box.ts";
+import { DatabaseClock } from "./core/database-clock.ts";
 import { ResourceCopies } from "./core/resources/resource-copies.ts";
 import type { CoreServices } from "./core/services.ts";
 import type { HostResolver } from "./core/webhooks/resolver.ts";
@@ -47,6 +48,7 @@ export interface Gateway {
 
 export interface GatewayOptions {
   config: GatewayConfig;
+  /** Replaces the gateway's time (tests move it by hand); otherwise the database server's on PostgreSQL. */
   clock?: Clock;
   logger?: FastifyServerOptions["logger"];
   /** PostgreSQL schema (tests isolate themselves this way). */
@@ -66,7 +68,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const missing = missingUpstreams(registry.providers, config);
   if (missing) throw new Error(missing);
   refuseUnusableMasterKey(config);
-  const clock = options.clock ?? systemClock;
   const log = lateLog();
   const storeOptions: StoreOptions = {
     databaseUrl: config.databaseUrl,
@@ -98,6 +99,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const closers: (() => Promise<void>)[] = [async () => lock?.release(), () => store.close()];
   try {
     await store.migrate();
+    const clock = await gatewayClock(options.clock, store, log);
+    if (clock instanceof DatabaseClock) closers.push(async () => clock.stop());
     const metrics = createMetrics();
     const masterKey = resolveMasterKey(config);
     try {
@@ -240,4 +243,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     for (const close of closers.reverse()) await close().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * Several nodes on PostgreSQL compare the times they write with each other's: they all take it from the database
+ * server (core/database-clock.ts). A lone node on SQLite has its machine's clock.
+ */
+async function gatewayClock(given: Clock | undefined, store: Store, log: ReturnType<typeof lateLog>): Promise<Clock> {
+  if (given) return given;
+  if (store.kind !== "postgres") return systemClock;
+  return DatabaseClock.start(store.db, (error) =>
+    log.warn({ err: error }, "reading PostgreSQL's clock failed; the gateway keeps the time it read last"),
+  );
 }
