@@ -53,3 +53,60 @@ it("answers repeats of five completed keys sent in one turn with two statements,
   const first = { accountId: "rec-a", keyHash: "hash-one" };
   expect(await records.claim(first, "another request")).toEqual({ kind: "reused" });
 });
+
+it("purges a backlog of expired records a thousand at a time, letting the event loop turn between batches", async () => {
+  await t.gateway.core.accounts.ensure("rec-purge", "purge");
+  const db = t.gateway.core.store.db;
+  const now = t.gateway.core.clock.now();
+  const record = (name: string, expiresAt: number) => ({
+    account_id: "rec-purge",
+    key_hash: `hash-${name}`,
+    fingerprint: "fingerprint",
+    state: "completed" as const,
+    claim_token: "token",
+    lease_until: expiresAt,
+    status: 200,
+    content_type: "application/json",
+    body: "sealed",
+    created_at: expiresAt - 86_400_000,
+    expires_at: expiresAt,
+  });
+  const rows = [
+    ...Array.from({ length: 2_500 }, (_, i) => record(`expired-${i}`, now - 5_000 + i)),
+    ...Array.from({ length: 10 }, (_, i) => record(`live-${i}`, now + 60_000 + i)),
+  ];
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto("idempotency_keys")
+      .values(rows.slice(i, i + 500))
+      .execute();
+
+  const deletes: number[] = [];
+  const counter: KyselyPlugin = {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
+      if (args.result.numAffectedRows !== undefined) deletes.push(Number(args.result.numAffectedRows));
+      return args.result;
+    },
+  };
+  let turns = 0;
+  let counting = true;
+  const countTurns = () => {
+    if (!counting) return;
+    turns++;
+    setImmediate(countTurns);
+  };
+  setImmediate(countTurns);
+  const purged = await new IdempotencyRecords(db.withPlugin(counter), t.gateway.core.clock).purgeExpired();
+  counting = false;
+
+  expect(purged).toBe(2_500);
+  expect(deletes).toEqual([1_000, 1_000, 500]);
+  expect(turns).toBeGreaterThanOrEqual(2);
+  const left = await db
+    .selectFrom("idempotency_keys")
+    .select("key_hash")
+    .where("account_id", "=", "rec-purge")
+    .execute();
+  expect(left.map((row) => row.key_hash).sort()).toEqual(rows.slice(2_500).map((row) => row.key_hash));
+});
