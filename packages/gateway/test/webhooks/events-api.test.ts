@@ -1,6 +1,8 @@
 // The event API: list (newest first, by type, cursor pages, 30-day retention), get, deliveries with their attempt
 // log, redeliver; another account's ids behave exactly like unknown ones; endpoint management answers.
+import { DeleteQueryNode, type KyselyPlugin, TableNode } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import { Events } from "../../src/core/events/events.ts";
 import { eventually } from "./fake-clock.ts";
 import { closeAll, deliveriesOf, sendTestEvent, setupWebhooks } from "./setup.ts";
 
@@ -78,6 +80,115 @@ describe("event API", () => {
     const { db } = setup.gateway.gateway.core.store;
     expect(await db.selectFrom("webhook_attempts").select("delivery_id").execute()).toEqual([]);
     expect(await db.selectFrom("webhook_deliveries").select("id").execute()).toEqual([]);
+  });
+
+  it("purges a backlog past retention a thousand events at a time, the event loop turning between batches", async () => {
+    const setup = await setupWebhooks();
+    const { core } = setup.gateway.gateway;
+    const { db } = core.store;
+    const now = setup.clock.now();
+    const event = (i: number, createdAt: number) => ({
+      id: `evt_purge${String(i).padStart(5, "0")}`,
+      account_id: "default",
+      type: "order.updated",
+      body: "{}",
+      created_at: createdAt,
+    });
+    const events = [
+      ...Array.from({ length: 2_500 }, (_, i) => event(i, now - 31 * day + i)),
+      event(2_500, now - 30 * day),
+    ];
+    const hooks = [...Array.from({ length: 1_200 }, (_, i) => now - 31 * day + i), now - 30 * day].map((at, i) => ({
+      provider_id: "delivery",
+      provider_event_id: `hook-${i}`,
+      type: "order.updated",
+      received_at: at,
+    }));
+    for (let i = 0; i < events.length; i += 500) {
+      const batch = events.slice(i, i + 500);
+      await db.insertInto("events").values(batch).execute();
+      const deliveries = batch.map((row) => ({
+        id: `whd_${row.id}`,
+        event_id: row.id,
+        account_id: "default",
+        endpoint_id: "we_purge",
+        status: "succeeded" as const,
+        attempt_count: 1,
+        next_attempt_at: row.created_at,
+        lease_until: null,
+        created_at: row.created_at,
+        deadline_at: row.created_at + day,
+        completed_at: row.created_at,
+        last_status_code: 200,
+        last_error: null,
+      }));
+      await db.insertInto("webhook_deliveries").values(deliveries).execute();
+      const attempts = deliveries.map((row) => ({
+        delivery_id: row.id,
+        event_id: row.event_id,
+        attempt: 1,
+        url: "https://example.com/hook",
+        attempted_at: row.created_at,
+        status_code: 200,
+        latency_ms: 1,
+        error: null,
+        response_body: null,
+      }));
+      await db.insertInto("webhook_attempts").values(attempts).execute();
+      const received = hooks.slice(i, i + 500);
+      if (received.length > 0) await db.insertInto("inbound_hooks").values(received).execute();
+    }
+
+    const tables = new Map<unknown, string>();
+    const deletes: [string, number][] = [];
+    const counter: KyselyPlugin = {
+      transformQuery: (args) => {
+        if (DeleteQueryNode.is(args.node)) {
+          const from = args.node.from.froms[0];
+          tables.set(args.queryId, from && TableNode.is(from) ? from.table.identifier.name : "?");
+        }
+        return args.node;
+      },
+      transformResult: async (args) => {
+        const table = tables.get(args.queryId);
+        if (table !== undefined) deletes.push([table, Number(args.result.numAffectedRows)]);
+        return args.result;
+      },
+    };
+    let turns = 0;
+    let counting = true;
+    const countTurns = () => {
+      if (!counting) return;
+      turns++;
+      setImmediate(countTurns);
+    };
+    setImmediate(countTurns);
+    const purged = await new Events(db.withPlugin(counter), setup.clock).purgeExpired();
+    counting = false;
+
+    expect(purged).toBe(2_500);
+    const batch = (n: number): [string, number][] => [
+      ["webhook_attempts", n],
+      ["webhook_deliveries", n],
+      ["events", n],
+    ];
+    expect(deletes).toEqual([
+      ...batch(1_000),
+      ...batch(1_000),
+      ...batch(500),
+      ["inbound_hooks", 1_000],
+      ["inbound_hooks", 200],
+    ]);
+    expect(turns).toBeGreaterThanOrEqual(3);
+    const kept = "evt_purge02500";
+    expect(await db.selectFrom("events").select("id").where("id", "like", "evt_purge%").execute()).toEqual([
+      { id: kept },
+    ]);
+    expect(await db.selectFrom("webhook_deliveries").select("event_id").execute()).toEqual([{ event_id: kept }]);
+    expect(await db.selectFrom("webhook_attempts").select("event_id").execute()).toEqual([{ event_id: kept }]);
+    expect(await db.selectFrom("inbound_hooks").select("provider_event_id").execute()).toEqual([
+      { provider_event_id: "hook-1200" },
+    ]);
   });
 
   it("another account's event is exactly as unknown as a made-up id", async () => {

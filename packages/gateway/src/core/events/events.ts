@@ -2,6 +2,7 @@
 // to its type, its delivery row, both in the caller's transaction: the state change, the event and the promise to
 // deliver it commit or roll back together. Events are kept 30 days.
 import type { Kysely } from "kysely";
+import { purgeInBatches } from "../../store/batched-purge.ts";
 import type { Database, EventsTable } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import { GatewayError, notFound } from "../errors.ts";
@@ -116,17 +117,59 @@ export class Events {
     return envelopeOf(row);
   }
 
-  /** Deletes events past retention with their deliveries and attempts; answers how many events went. */
+  /**
+   * Deletes events past retention with their deliveries and attempts, and the inbound hooks as old, in batches (each
+   * batch of events with its deliveries and attempts in one transaction); answers how many events went.
+   */
   async purgeExpired(): Promise<number> {
-    const before = this.clock.now() - eventRetentionMs;
-    return this.db.transaction().execute(async (trx) => {
-      const old = trx.selectFrom("events").select("id").where("created_at", "<", before);
-      const oldDeliveries = trx.selectFrom("webhook_deliveries").select("id").where("event_id", "in", old);
-      await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", oldDeliveries).execute();
-      await trx.deleteFrom("webhook_deliveries").where("event_id", "in", old).execute();
-      const deleted = await trx.deleteFrom("events").where("created_at", "<", before).executeTakeFirst();
-      await trx.deleteFrom("inbound_hooks").where("received_at", "<", before).execute();
-      return Number(deleted.numDeletedRows);
-    });
+    const db = this.db;
+    // Rows created before the retention began, that is at or before the millisecond before it.
+    const cutoff = this.clock.now() - eventRetentionMs - 1;
+    const events = await purgeInBatches(
+      {
+        timeAt: async (offset, upTo) => {
+          const row = await db
+            .selectFrom("events")
+            .select("created_at")
+            .where("created_at", "<=", upTo)
+            .orderBy("created_at")
+            .limit(1)
+            .offset(offset)
+            .executeTakeFirst();
+          return row === undefined ? undefined : Number(row.created_at);
+        },
+        deleteUpTo: (upTo) =>
+          db.transaction().execute(async (trx) => {
+            const old = trx.selectFrom("events").select("id").where("created_at", "<=", upTo);
+            const oldDeliveries = trx.selectFrom("webhook_deliveries").select("id").where("event_id", "in", old);
+            await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", oldDeliveries).execute();
+            await trx.deleteFrom("webhook_deliveries").where("event_id", "in", old).execute();
+            const deleted = await trx.deleteFrom("events").where("created_at", "<=", upTo).executeTakeFirst();
+            return Number(deleted.numDeletedRows);
+          }),
+      },
+      cutoff,
+    );
+    await purgeInBatches(
+      {
+        timeAt: async (offset, upTo) => {
+          const row = await db
+            .selectFrom("inbound_hooks")
+            .select("received_at")
+            .where("received_at", "<=", upTo)
+            .orderBy("received_at")
+            .limit(1)
+            .offset(offset)
+            .executeTakeFirst();
+          return row === undefined ? undefined : Number(row.received_at);
+        },
+        deleteUpTo: async (upTo) => {
+          const deleted = await db.deleteFrom("inbound_hooks").where("received_at", "<=", upTo).executeTakeFirst();
+          return Number(deleted.numDeletedRows);
+        },
+      },
+      cutoff,
+    );
+    return events;
   }
 }
