@@ -1,9 +1,11 @@
 // Every way a connect flow can go wrong ends on a clear page and creates no connection: consent refused, a wrong
 // password, a replayed callback, an authorization code injected into another session (PKCE), an expired or unknown
 // link, another browser, and a provider that cannot be reached.
+import { DeleteQueryNode, type KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runConnectFlow } from "../../src/cli/connect-flow.ts";
 import { FormBrowser, formsOf, type Page, textOf } from "../../src/cli/form-browser.ts";
+import { ConnectSessions } from "../../src/core/connections/connect-sessions.ts";
 import { armFault, createSession, platform, type ShoppingSetup, startShopping } from "./setup.ts";
 
 let s: ShoppingSetup;
@@ -231,5 +233,78 @@ describe("sessions past their retention", () => {
     expect(left).toEqual([]);
     const gone = await new FormBrowser().get(old.connect_url);
     expect([gone.status, textOf(gone.html)]).toEqual([404, expect.stringContaining("This connect link is not valid")]);
+  });
+
+  it("are purged by the next session created, a thousand at a time, the event loop turning between batches", async () => {
+    const { core } = s.t.gateway;
+    const now = core.clock.now();
+    const session = (name: string, expiresAt: number) => ({
+      id: `cs_${name}`,
+      token_hash: `hash-${name}`,
+      account_id: "default",
+      provider_id: "shopping",
+      external_ref: name,
+      status: "pending" as const,
+      state_hash: null,
+      code_verifier: null,
+      browser_hash: null,
+      failure: null,
+      connection_id: null,
+      created_at: expiresAt - 30 * 60_000,
+      expires_at: expiresAt,
+    });
+    const retention = 7 * 24 * 60 * 60_000;
+    const rows = [
+      ...Array.from({ length: 2_500 }, (_, i) => session(`backlog-${i}`, now - retention - 5_000 + i)),
+      session("backlog-kept", now - retention + 1),
+    ];
+    const db = core.store.db;
+    for (let i = 0; i < rows.length; i += 500) {
+      await db
+        .insertInto("connect_sessions")
+        .values(rows.slice(i, i + 500))
+        .execute();
+    }
+
+    const deleting = new Set<unknown>();
+    const deletes: number[] = [];
+    const counter: KyselyPlugin = {
+      transformQuery: (args) => {
+        if (DeleteQueryNode.is(args.node)) deleting.add(args.queryId);
+        return args.node;
+      },
+      transformResult: async (args) => {
+        if (deleting.has(args.queryId)) deletes.push(Number(args.result.numAffectedRows));
+        return args.result;
+      },
+    };
+    const sessions = new ConnectSessions({
+      db: db.withPlugin(counter),
+      clock: core.clock,
+      secretBox: core.secretBox,
+      publicUrl: core.publicUrl,
+      connections: core.connections!,
+      oauthClient: () => undefined,
+    });
+    let turns = 0;
+    let counting = true;
+    const countTurns = () => {
+      if (!counting) return;
+      turns++;
+      setImmediate(countTurns);
+    };
+    setImmediate(countTurns);
+    // The first session a node creates purges the sessions past their retention.
+    await sessions.create({ accountId: "default", providerId: "shopping", externalRef: "after-backlog" });
+    counting = false;
+
+    expect(deletes).toEqual([1_000, 1_000, 500]);
+    expect(turns).toBeGreaterThanOrEqual(2);
+    const left = await db
+      .selectFrom("connect_sessions")
+      .select("external_ref")
+      .where("external_ref", "like", "backlog-%")
+      .execute();
+    expect(left).toEqual([{ external_ref: "backlog-kept" }]);
   });
 });

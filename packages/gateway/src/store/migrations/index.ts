@@ -9,6 +9,7 @@ import * as providerResources from "./0006_provider_resources.ts";
 import * as storeSettings from "./0007_store_settings.ts";
 import * as delegationSessions from "./0008_delegation_sessions.ts";
 import * as unownedHistory from "./0009_unowned_history.ts";
+import * as connectSessionsExpiry from "./0010_connect_sessions_expiry.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_accounts_and_keys": accountsAndKeys,
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   "0007_store_settings": storeSettings,
   "0008_delegation_sessions": delegationSessions,
   "0009_unowned_history": unownedHistory,
+  "0010_connect_sessions_expiry": connectSessionsExpiry,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
