@@ -4,6 +4,8 @@
 // one short statement (or transaction), and the event loop turns between batches. A batch is bounded by time (the
 // time of its last row), one code path for SQLite and PostgreSQL: rows sharing that millisecond go in the same batch.
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { type Kysely, sql } from "kysely";
+import type { Database } from "./schema.ts";
 
 /** Rows a batch deletes (more only when rows share the millisecond that ends it). */
 export const purgeBatchSize = 1_000;
@@ -25,4 +27,31 @@ export async function purgeInBatches(rows: RowsByTime, cutoff: number, batchSize
     if (end === undefined) return deleted;
     await nextTurn();
   }
+}
+
+/**
+ * The rows of `table` by an indexed time column: `timeAt` as the interface says, and `deleteUpTo` deleting them from
+ * that table alone (a purge that deletes more with them, as events with their deliveries, gives its own).
+ */
+export function rowsByTime(store: Kysely<Database>, table: keyof Database & string, column: string): RowsByTime {
+  // The table is chosen at run time; the builder's statements are the same as written out for each table.
+  // biome-ignore lint/suspicious/noExplicitAny: a table and column named by the caller, not by the type
+  const db = store as Kysely<any>;
+  return {
+    async timeAt(offset, cutoff) {
+      const row = await db
+        .selectFrom(table)
+        .select(sql.ref<number>(column).as("time"))
+        .where(column, "<=", cutoff)
+        .orderBy(column)
+        .limit(1)
+        .offset(offset)
+        .executeTakeFirst();
+      return row === undefined ? undefined : Number(row.time);
+    },
+    async deleteUpTo(upTo) {
+      const result = await db.deleteFrom(table).where(column, "<=", upTo).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
 }

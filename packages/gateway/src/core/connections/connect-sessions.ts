@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import * as oauth from "oauth4webapi";
-import { purgeInBatches } from "../../store/batched-purge.ts";
+import { purgeInBatches, rowsByTime } from "../../store/batched-purge.ts";
 import type { ConnectSessionsTable, Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
@@ -65,27 +65,7 @@ export class ConnectSessions {
 
   /** Deletes the sessions past their retention, a batch at a time; answers how many went. */
   purgeExpired(now: number): Promise<number> {
-    const db = this.deps.db;
-    return purgeInBatches(
-      {
-        timeAt: async (offset, upTo) => {
-          const row = await db
-            .selectFrom("connect_sessions")
-            .select("expires_at")
-            .where("expires_at", "<=", upTo)
-            .orderBy("expires_at")
-            .limit(1)
-            .offset(offset)
-            .executeTakeFirst();
-          return row === undefined ? undefined : Number(row.expires_at);
-        },
-        deleteUpTo: async (upTo) => {
-          const deleted = await db.deleteFrom("connect_sessions").where("expires_at", "<=", upTo).executeTakeFirst();
-          return Number(deleted.numDeletedRows);
-        },
-      },
-      now - connectSessionRetentionMs,
-    );
+    return purgeInBatches(rowsByTime(this.deps.db, "connect_sessions", "expires_at"), now - connectSessionRetentionMs);
   }
 
   async create(input: { accountId: string; providerId: string; externalRef: string }) {

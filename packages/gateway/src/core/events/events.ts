@@ -2,7 +2,7 @@
 // to its type, its delivery row, both in the caller's transaction: the state change, the event and the promise to
 // deliver it commit or roll back together. Events are kept 30 days.
 import type { Kysely } from "kysely";
-import { purgeInBatches } from "../../store/batched-purge.ts";
+import { purgeInBatches, rowsByTime } from "../../store/batched-purge.ts";
 import type { Database, EventsTable } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import { GatewayError, notFound } from "../errors.ts";
@@ -127,17 +127,7 @@ export class Events {
     const cutoff = this.clock.now() - eventRetentionMs - 1;
     const events = await purgeInBatches(
       {
-        timeAt: async (offset, upTo) => {
-          const row = await db
-            .selectFrom("events")
-            .select("created_at")
-            .where("created_at", "<=", upTo)
-            .orderBy("created_at")
-            .limit(1)
-            .offset(offset)
-            .executeTakeFirst();
-          return row === undefined ? undefined : Number(row.created_at);
-        },
+        timeAt: rowsByTime(db, "events", "created_at").timeAt,
         deleteUpTo: (upTo) =>
           db.transaction().execute(async (trx) => {
             const old = trx.selectFrom("events").select("id").where("created_at", "<=", upTo);
@@ -150,26 +140,7 @@ export class Events {
       },
       cutoff,
     );
-    await purgeInBatches(
-      {
-        timeAt: async (offset, upTo) => {
-          const row = await db
-            .selectFrom("inbound_hooks")
-            .select("received_at")
-            .where("received_at", "<=", upTo)
-            .orderBy("received_at")
-            .limit(1)
-            .offset(offset)
-            .executeTakeFirst();
-          return row === undefined ? undefined : Number(row.received_at);
-        },
-        deleteUpTo: async (upTo) => {
-          const deleted = await db.deleteFrom("inbound_hooks").where("received_at", "<=", upTo).executeTakeFirst();
-          return Number(deleted.numDeletedRows);
-        },
-      },
-      cutoff,
-    );
+    await purgeInBatches(rowsByTime(db, "inbound_hooks", "received_at"), cutoff);
     return events;
   }
 }

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
-import { purgeInBatches } from "../../store/batched-purge.ts";
+import { purgeInBatches, rowsByTime } from "../../store/batched-purge.ts";
 import type { Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import { RecordStatements } from "./record-statements.ts";
@@ -173,27 +173,7 @@ export class IdempotencyRecords {
 
   /** Deletes records past their retention; answers how many. */
   async purgeExpired(): Promise<number> {
-    const db = this.db;
-    return purgeInBatches(
-      {
-        async timeAt(offset, cutoff) {
-          const row = await db
-            .selectFrom("idempotency_keys")
-            .select("expires_at")
-            .where("expires_at", "<=", cutoff)
-            .orderBy("expires_at")
-            .limit(1)
-            .offset(offset)
-            .executeTakeFirst();
-          return row === undefined ? undefined : Number(row.expires_at);
-        },
-        async deleteUpTo(upTo) {
-          const result = await db.deleteFrom("idempotency_keys").where("expires_at", "<=", upTo).executeTakeFirst();
-          return Number(result.numDeletedRows);
-        },
-      },
-      this.clock.now(),
-    );
+    return purgeInBatches(rowsByTime(this.db, "idempotency_keys", "expires_at"), this.clock.now());
   }
 
   private whereRef<Q extends { where: WhereFn<Q> }>(query: Q, ref: RecordRef): Q {
