@@ -83,6 +83,18 @@ const principalOf = (row: ApiKeysTable): Principal =>
   });
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const lastUsedWriteIntervalMs = 60_000;
+/**
+ * Entries each of a node's maps keeps: the keys found and the keys not found are cached apart, so that anyone sending
+ * keys that do not exist (no key needed for that) fills only the second; each map drops its oldest entry when full.
+ */
+export const keyCacheEntries = 10_000;
+
+/** Sets `key` in a map that keeps at most `keyCacheEntries`, dropping the oldest entry (insertion order) first. */
+function setBounded<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key);
+  if (map.size >= keyCacheEntries) map.delete(map.keys().next().value as K);
+  map.set(key, value);
+}
 
 export function toKeyView(row: ApiKeysTable): ApiKeyView {
   return {
@@ -122,7 +134,8 @@ export function expiryRule(expiresAt: number | null | undefined, now: number): B
 }
 
 export class ApiKeys {
-  private readonly cache = new Map<string, CachedKey>();
+  private readonly knownKeys = new Map<string, CachedKey>();
+  private readonly unknownKeys = new Map<string, CachedKey>();
   private readonly lastUsedWritten = new Map<string, number>();
 
   constructor(
@@ -197,7 +210,7 @@ export class ApiKeys {
       .where("account_id", "=", accountId)
       .executeTakeFirst();
     if (!row) throw notFound(`No API key ${printable(keyId)}`);
-    for (const [hash, entry] of this.cache) if (entry.row?.id === keyId) this.cache.delete(hash);
+    for (const [hash, entry] of this.knownKeys) if (entry.row?.id === keyId) this.knownKeys.delete(hash);
     return toKeyView(row);
   }
 
@@ -209,7 +222,7 @@ export class ApiKeys {
     if (!keyPattern.test(key)) throw unauthorized("The API key is malformed");
     const hash = hashKey(key);
     const now = this.clock.now();
-    const entry = this.cache.get(hash);
+    const entry = this.knownKeys.get(hash) ?? this.unknownKeys.get(hash);
     if (entry && entry.until > now) return this.admit(entry, now);
     return this.db
       .selectFrom("api_keys")
@@ -222,8 +235,7 @@ export class ApiKeys {
           principal: row ? principalOf(row) : null,
           until: now + this.cacheTtlMs,
         };
-        if (this.cache.size > 10_000) this.cache.clear();
-        this.cache.set(hash, fresh);
+        setBounded(row ? this.knownKeys : this.unknownKeys, hash, fresh);
         return this.admit(fresh, now);
       });
   }
@@ -240,7 +252,7 @@ export class ApiKeys {
   private noteUse(keyId: string, now: number): void {
     const last = this.lastUsedWritten.get(keyId) ?? 0;
     if (now - last < lastUsedWriteIntervalMs) return;
-    this.lastUsedWritten.set(keyId, now);
+    setBounded(this.lastUsedWritten, keyId, now);
     this.db
       .updateTable("api_keys")
       .set({ last_used_at: now })

@@ -1,0 +1,53 @@
+// The key cache under keys that do not exist: anyone can send them, without a key of their own. They are cached apart
+// from the keys found, so that however many arrive, a key in use is still answered from the cache, not from the store.
+import type { KyselyPlugin } from "kysely";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+import { ApiKeys, keyCacheEntries } from "./api-keys.ts";
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await startTestGateway();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+it("keeps a key in use cached while more unknown keys arrive than the cache holds", async () => {
+  let reads = 0;
+  const counter: KyselyPlugin = {
+    transformQuery: (args) => {
+      if (args.node.kind === "SelectQueryNode") reads++;
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+  const { core } = t.gateway;
+  const keys = new ApiKeys(core.store.db.withPlugin(counter), core.clock, 60_000, core.apiKeys.scopeTargets);
+  const { key } = await core.apiKeys.create({ accountId: "default", name: "in use", scopes: ["*"] });
+
+  await keys.authenticate(key);
+  expect(reads).toBe(1);
+  await keys.authenticate(key);
+  expect(reads).toBe(1);
+
+  const unknown = (i: number) => `gwk_${String(i).padStart(32, "0")}`;
+  for (let i = 0; i <= keyCacheEntries; i++) {
+    await expect(Promise.resolve().then(() => keys.authenticate(unknown(i)))).rejects.toMatchObject({
+      code: "unauthorized",
+      message: "The API key is not valid",
+    });
+  }
+  expect(reads).toBe(1 + keyCacheEntries + 1);
+
+  // The key in use is still answered from the cache; so is the newest unknown key, and the oldest was dropped.
+  expect((await keys.authenticate(key)).accountId).toBe("default");
+  await expect(Promise.resolve().then(() => keys.authenticate(unknown(keyCacheEntries)))).rejects.toMatchObject({
+    code: "unauthorized",
+  });
+  expect(reads).toBe(1 + keyCacheEntries + 1);
+  await expect(Promise.resolve().then(() => keys.authenticate(unknown(0)))).rejects.toMatchObject({
+    code: "unauthorized",
+  });
+  expect(reads).toBe(1 + keyCacheEntries + 2);
+}, 120_000);
