@@ -22,7 +22,11 @@ interface Reading {
 
 export class DatabaseClock implements Clock {
   private timer: NodeJS.Timeout | undefined;
-  /** Never goes back: a new reading a few ms behind the carried-forward time holds the clock until it catches up. */
+  /**
+   * Never goes back for a reading's error: a new reading a few ms behind the carried-forward time holds the clock until
+   * it catches up. The database's clock set back further (an NTP step, a failover) is followed at once, as a node
+   * started then reads it: held, this node's time would stand still for as long, minutes ahead of the others.
+   */
   private last = 0;
 
   private constructor(
@@ -58,21 +62,26 @@ export class DatabaseClock implements Clock {
   }
 
   now(): number {
-    const { databaseMs, at } = this.reading;
-    this.last = Math.max(this.last, Math.round(databaseMs + performance.now() - at));
+    this.last = Math.max(this.last, carried(this.reading));
     return this.last;
   }
 
   /** Takes a new reading, unless the store answered too slowly for it to be exact (the last one is kept). */
   async resync(): Promise<void> {
     const next = await read(this.db);
-    if (next.roundTripMs <= maxRoundTripMs) this.reading = next;
+    if (next.roundTripMs > maxRoundTripMs) return;
+    this.reading = next;
+    // Further behind than a kept reading's error (half its round trip) can be: the database's clock was set back.
+    if (carried(next) < this.last - maxRoundTripMs) this.last = 0;
   }
 
   stop(): void {
     clearInterval(this.timer);
   }
 }
+
+/** The database's time now, by a reading carried forward with the monotonic clock. */
+const carried = ({ databaseMs, at }: Reading): number => Math.round(databaseMs + performance.now() - at);
 
 async function read(db: Kysely<Database>): Promise<Reading> {
   const sent = performance.now();
