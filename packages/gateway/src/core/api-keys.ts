@@ -137,6 +137,8 @@ export class ApiKeys {
   private readonly knownKeys = new Map<string, CachedKey>();
   private readonly unknownKeys = new Map<string, CachedKey>();
   private readonly lastUsedWritten = new Map<string, number>();
+  /** Revocations on this node: a key read before one (its row may predate it) is not cached. */
+  private revocations = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -210,6 +212,7 @@ export class ApiKeys {
       .where("account_id", "=", accountId)
       .executeTakeFirst();
     if (!row) throw notFound(`No API key ${printable(keyId)}`);
+    this.revocations++;
     for (const [hash, entry] of this.knownKeys) if (entry.row?.id === keyId) this.knownKeys.delete(hash);
     return toKeyView(row);
   }
@@ -224,6 +227,7 @@ export class ApiKeys {
     const now = this.clock.now();
     const entry = this.knownKeys.get(hash) ?? this.unknownKeys.get(hash);
     if (entry && entry.until > now) return this.admit(entry, now);
+    const revocations = this.revocations;
     return this.db
       .selectFrom("api_keys")
       .selectAll()
@@ -235,7 +239,8 @@ export class ApiKeys {
           principal: row ? principalOf(row) : null,
           until: now + this.cacheTtlMs,
         };
-        setBounded(row ? this.knownKeys : this.unknownKeys, hash, fresh);
+        // A revocation on this node since the read began: the row may be from before it, and is not kept.
+        if (this.revocations === revocations) setBounded(row ? this.knownKeys : this.unknownKeys, hash, fresh);
         return this.admit(fresh, now);
       });
   }
