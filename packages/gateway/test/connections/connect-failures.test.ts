@@ -1,11 +1,11 @@
 // Every way a connect flow can go wrong ends on a clear page and creates no connection: consent refused, a wrong
 // password, a replayed callback, an authorization code injected into another session (PKCE), an expired or unknown
 // link, another browser, and a provider that cannot be reached.
-import { DeleteQueryNode, type KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runConnectFlow } from "../../src/cli/connect-flow.ts";
 import { FormBrowser, formsOf, type Page, textOf } from "../../src/cli/form-browser.ts";
 import { ConnectSessions } from "../../src/core/connections/connect-sessions.ts";
+import { deleteRecorder, turnsDuring } from "../purges.ts";
 import { armFault, createSession, platform, type ShoppingSetup, startShopping } from "./setup.ts";
 
 let s: ShoppingSetup;
@@ -266,39 +266,25 @@ describe("sessions past their retention", () => {
         .execute();
     }
 
-    const deleting = new Set<unknown>();
-    const deletes: number[] = [];
-    const counter: KyselyPlugin = {
-      transformQuery: (args) => {
-        if (DeleteQueryNode.is(args.node)) deleting.add(args.queryId);
-        return args.node;
-      },
-      transformResult: async (args) => {
-        if (deleting.has(args.queryId)) deletes.push(Number(args.result.numAffectedRows));
-        return args.result;
-      },
-    };
+    const recorder = deleteRecorder();
     const sessions = new ConnectSessions({
-      db: db.withPlugin(counter),
+      db: db.withPlugin(recorder.plugin),
       clock: core.clock,
       secretBox: core.secretBox,
       publicUrl: core.publicUrl,
       connections: core.connections!,
       oauthClient: () => undefined,
     });
-    let turns = 0;
-    let counting = true;
-    const countTurns = () => {
-      if (!counting) return;
-      turns++;
-      setImmediate(countTurns);
-    };
-    setImmediate(countTurns);
     // The first session a node creates purges the sessions past their retention.
-    await sessions.create({ accountId: "default", providerId: "shopping", externalRef: "after-backlog" });
-    counting = false;
+    const { turns } = await turnsDuring(() =>
+      sessions.create({ accountId: "default", providerId: "shopping", externalRef: "after-backlog" }),
+    );
 
-    expect(deletes).toEqual([1_000, 1_000, 500]);
+    expect(recorder.deletes).toEqual([
+      ["connect_sessions", 1_000],
+      ["connect_sessions", 1_000],
+      ["connect_sessions", 500],
+    ]);
     expect(turns).toBeGreaterThanOrEqual(2);
     const left = await db
       .selectFrom("connect_sessions")

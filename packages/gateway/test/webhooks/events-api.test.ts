@@ -1,8 +1,8 @@
 // The event API: list (newest first, by type, cursor pages, 30-day retention), get, deliveries with their attempt
 // log, redeliver; another account's ids behave exactly like unknown ones; endpoint management answers.
-import { DeleteQueryNode, type KyselyPlugin, TableNode } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { Events } from "../../src/core/events/events.ts";
+import { deleteRecorder, turnsDuring } from "../purges.ts";
 import { eventually } from "./fake-clock.ts";
 import { closeAll, deliveriesOf, sendTestEvent, setupWebhooks } from "./setup.ts";
 
@@ -139,32 +139,10 @@ describe("event API", () => {
       if (received.length > 0) await db.insertInto("inbound_hooks").values(received).execute();
     }
 
-    const tables = new Map<unknown, string>();
-    const deletes: [string, number][] = [];
-    const counter: KyselyPlugin = {
-      transformQuery: (args) => {
-        if (DeleteQueryNode.is(args.node)) {
-          const from = args.node.from.froms[0];
-          tables.set(args.queryId, from && TableNode.is(from) ? from.table.identifier.name : "?");
-        }
-        return args.node;
-      },
-      transformResult: async (args) => {
-        const table = tables.get(args.queryId);
-        if (table !== undefined) deletes.push([table, Number(args.result.numAffectedRows)]);
-        return args.result;
-      },
-    };
-    let turns = 0;
-    let counting = true;
-    const countTurns = () => {
-      if (!counting) return;
-      turns++;
-      setImmediate(countTurns);
-    };
-    setImmediate(countTurns);
-    const purged = await new Events(db.withPlugin(counter), setup.clock).purgeExpired();
-    counting = false;
+    const recorder = deleteRecorder();
+    const { result: purged, turns } = await turnsDuring(() =>
+      new Events(db.withPlugin(recorder.plugin), setup.clock).purgeExpired(),
+    );
 
     expect(purged).toBe(2_500);
     const batch = (n: number): [string, number][] => [
@@ -172,7 +150,7 @@ describe("event API", () => {
       ["webhook_deliveries", n],
       ["events", n],
     ];
-    expect(deletes).toEqual([
+    expect(recorder.deletes).toEqual([
       ...batch(1_000),
       ...batch(1_000),
       ...batch(500),

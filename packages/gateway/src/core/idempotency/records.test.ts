@@ -3,6 +3,7 @@
 import type { KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
+import { deleteRecorder, turnsDuring } from "../../../test/purges.ts";
 import { IdempotencyRecords } from "./records.ts";
 
 let t: TestGateway;
@@ -81,27 +82,17 @@ it("purges a backlog of expired records a thousand at a time, letting the event 
       .values(rows.slice(i, i + 500))
       .execute();
 
-  const deletes: number[] = [];
-  const counter: KyselyPlugin = {
-    transformQuery: (args) => args.node,
-    transformResult: async (args) => {
-      if (args.result.numAffectedRows !== undefined) deletes.push(Number(args.result.numAffectedRows));
-      return args.result;
-    },
-  };
-  let turns = 0;
-  let counting = true;
-  const countTurns = () => {
-    if (!counting) return;
-    turns++;
-    setImmediate(countTurns);
-  };
-  setImmediate(countTurns);
-  const purged = await new IdempotencyRecords(db.withPlugin(counter), t.gateway.core.clock).purgeExpired();
-  counting = false;
+  const recorder = deleteRecorder();
+  const { result: purged, turns } = await turnsDuring(() =>
+    new IdempotencyRecords(db.withPlugin(recorder.plugin), t.gateway.core.clock).purgeExpired(),
+  );
 
   expect(purged).toBe(2_500);
-  expect(deletes).toEqual([1_000, 1_000, 500]);
+  expect(recorder.deletes).toEqual([
+    ["idempotency_keys", 1_000],
+    ["idempotency_keys", 1_000],
+    ["idempotency_keys", 500],
+  ]);
   expect(turns).toBeGreaterThanOrEqual(2);
   const left = await db
     .selectFrom("idempotency_keys")
