@@ -8,6 +8,7 @@ import { IdempotencyRecords } from "../core/idempotency/records.ts";
 import type { RateLimiter } from "../core/rate-limit/limiter.ts";
 import { MemoryRateLimiter } from "../core/rate-limit/memory-limiter.ts";
 import { RedisRateLimiter } from "../core/rate-limit/redis-limiter.ts";
+import { PeriodicPurge } from "../store/batched-purge.ts";
 import type { Store } from "../store/database.ts";
 import { idempotency } from "./idempotency/index.ts";
 import type { Metrics } from "./metrics.ts";
@@ -54,10 +55,11 @@ export async function createRequestGuards(input: {
 
   const records = new IdempotencyRecords(store.db, clock);
   // Expired records are already ignored by claims; the purge only gives the space back. Every node runs it.
-  const purge = setInterval(() => {
-    records.purgeExpired().catch((error: unknown) => log.warn({ err: error }, "idempotency purge failed"));
-  }, purgeIntervalMs);
-  purge.unref();
+  const purge = new PeriodicPurge(
+    (stopping) => records.purgeExpired(stopping),
+    purgeIntervalMs,
+    (error: unknown) => log.warn({ err: error }, "idempotency purge failed"),
+  );
 
   return {
     extensions: [
@@ -75,7 +77,7 @@ export async function createRequestGuards(input: {
     limiter,
     idempotency: records,
     async close() {
-      clearInterval(purge);
+      await purge.stop();
       await limiter.close();
     },
   };

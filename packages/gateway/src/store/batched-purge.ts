@@ -18,14 +18,62 @@ export interface RowsByTime {
   deleteUpTo(upTo: number): Promise<number>;
 }
 
-/** Deletes the rows at or before `cutoff`, `batchSize` at a time, oldest first; answers how many went. */
-export async function purgeInBatches(rows: RowsByTime, cutoff: number, batchSize = purgeBatchSize): Promise<number> {
+/** Whether a purge is to end before its next batch (its node is stopping). */
+export type Stopping = () => boolean;
+
+const never: Stopping = () => false;
+
+/**
+ * Deletes the rows at or before `cutoff`, `batchSize` at a time, oldest first, until none is left or `stopping` says
+ * so; answers how many went.
+ */
+export async function purgeInBatches(
+  rows: RowsByTime,
+  cutoff: number,
+  stopping: Stopping = never,
+  batchSize = purgeBatchSize,
+): Promise<number> {
   let deleted = 0;
   for (;;) {
     const end = await rows.timeAt(batchSize - 1, cutoff);
     deleted += await rows.deleteUpTo(end ?? cutoff);
-    if (end === undefined) return deleted;
+    if (end === undefined || stopping()) return deleted;
     await nextTurn();
+  }
+}
+
+/**
+ * A purge run every `intervalMs` (and at once with `immediately`), one run at a time. `stop` ends a run under way
+ * after its current batch and waits for it: a backlog's purge does not outlive the store it deletes from.
+ */
+export class PeriodicPurge {
+  private readonly timer: NodeJS.Timeout;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    run: (stopping: Stopping) => Promise<unknown>,
+    intervalMs: number,
+    onError: (error: unknown) => void,
+    options: { immediately?: boolean } = {},
+  ) {
+    const tick = () => {
+      if (this.running || this.stopped) return;
+      this.running = run(() => this.stopped)
+        .then(() => undefined, onError)
+        .finally(() => {
+          this.running = undefined;
+        });
+    };
+    this.timer = setInterval(tick, intervalMs);
+    this.timer.unref();
+    if (options.immediately) tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
   }
 }
 

@@ -2,7 +2,7 @@
 // to its type, its delivery row, both in the caller's transaction: the state change, the event and the promise to
 // deliver it commit or roll back together. Events are kept 30 days.
 import type { Kysely } from "kysely";
-import { purgeInBatches, rowsByTime } from "../../store/batched-purge.ts";
+import { purgeInBatches, rowsByTime, type Stopping } from "../../store/batched-purge.ts";
 import type { Database, EventsTable } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import { GatewayError, notFound } from "../errors.ts";
@@ -119,9 +119,10 @@ export class Events {
 
   /**
    * Deletes events past retention with their deliveries and attempts, and the inbound hooks as old, in batches (each
-   * batch of events with its deliveries and attempts in one transaction); answers how many events went.
+   * batch of events with its deliveries and attempts in one transaction), until none is left or `stopping`; answers how
+   * many events went.
    */
-  async purgeExpired(): Promise<number> {
+  async purgeExpired(stopping?: Stopping): Promise<number> {
     const db = this.db;
     // Rows created before the retention began, that is at or before the millisecond before it.
     const cutoff = this.clock.now() - eventRetentionMs - 1;
@@ -139,8 +140,9 @@ export class Events {
           }),
       },
       cutoff,
+      stopping,
     );
-    await purgeInBatches(rowsByTime(db, "inbound_hooks", "received_at"), cutoff);
+    if (!stopping?.()) await purgeInBatches(rowsByTime(db, "inbound_hooks", "received_at"), cutoff, stopping);
     return events;
   }
 }

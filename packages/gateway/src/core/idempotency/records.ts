@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
-import { purgeInBatches, rowsByTime } from "../../store/batched-purge.ts";
+import { purgeInBatches, rowsByTime, type Stopping } from "../../store/batched-purge.ts";
 import type { Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import { RecordStatements } from "./record-statements.ts";
@@ -171,9 +171,9 @@ export class IdempotencyRecords {
       .execute();
   }
 
-  /** Deletes records past their retention; answers how many. */
-  async purgeExpired(): Promise<number> {
-    return purgeInBatches(rowsByTime(this.db, "idempotency_keys", "expires_at"), this.clock.now());
+  /** Deletes records past their retention, a batch at a time until none is left or `stopping`; answers how many. */
+  async purgeExpired(stopping?: Stopping): Promise<number> {
+    return purgeInBatches(rowsByTime(this.db, "idempotency_keys", "expires_at"), this.clock.now(), stopping);
   }
 
   private whereRef<Q extends { where: WhereFn<Q> }>(query: Q, ref: RecordRef): Q {

@@ -2,6 +2,7 @@
 // read each endpoint's current URL and secrets as an attempt starts, sign afresh, POST, and record the outcome. It runs
 // on every node; a recorded event on this node wakes it at once, otherwise it polls. Also purges events past retention.
 import type { Kysely, QueryResult } from "kysely";
+import { PeriodicPurge } from "../../store/batched-purge.ts";
 import type { StoreKind } from "../../store/database.ts";
 import { precompilePerCount } from "../../store/precompiled.ts";
 import type { Database } from "../../store/schema.ts";
@@ -47,7 +48,7 @@ export class WebhookWorker {
   private lastWakeAt = 0;
   /** Polls that failed in a row (the store unreachable): the first is logged, and the recovery. */
   private claimFailures = 0;
-  private purgeTimer: NodeJS.Timeout | undefined;
+  private purges: PeriodicPurge | undefined;
 
   constructor(
     private readonly deps: WorkerDeps,
@@ -82,19 +83,20 @@ export class WebhookWorker {
     this.running = true;
     this.slots.start();
     this.loopDone = this.loop();
-    const purge = () =>
-      this.deps.events.purgeExpired().catch((err: unknown) => this.deps.log.error({ err }, "event purge failed"));
-    void purge();
-    this.purgeTimer = setInterval(purge, purgeIntervalMs);
-    this.purgeTimer.unref();
+    this.purges = new PeriodicPurge(
+      (stopping) => this.deps.events.purgeExpired(stopping),
+      purgeIntervalMs,
+      (err: unknown) => this.deps.log.error({ err }, "event purge failed"),
+      { immediately: true },
+    );
   }
 
   /** Stops claiming, hands back claims not yet sent, and waits for the attempts under way and their records. */
   async stop(): Promise<void> {
     this.running = false;
     this.slots.halt();
-    clearInterval(this.purgeTimer);
     this.sleeper?.();
+    await this.purges?.stop();
     await this.loopDone;
     await this.slots.releaseWaiting();
     await this.slots.settled();
