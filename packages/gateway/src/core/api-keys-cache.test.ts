@@ -1,5 +1,6 @@
 // The key cache under keys that do not exist: anyone can send them, without a key of their own. They are cached apart
 // from the keys found, so that however many arrive, a key in use is still answered from the cache, not from the store.
+// The cache's TTL runs on the monotonic clock: the gateway's time set back does not keep an entry longer.
 import type { KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
@@ -51,3 +52,20 @@ it("keeps a key in use cached while more unknown keys arrive than the cache hold
   });
   expect(reads).toBe(1 + keyCacheEntries + 2);
 }, 120_000);
+
+it("refuses a key revoked elsewhere once the TTL has passed, though the gateway's clock was set back meanwhile", async () => {
+  const { core } = t.gateway;
+  let time = 1_800_000_000_000;
+  const keys = new ApiKeys(core.store.db, { now: () => time }, 200, core.apiKeys.scopeTargets);
+  const { key, view } = await core.apiKeys.create({ accountId: "default", name: "stepped", scopes: ["*"] });
+  expect((await keys.authenticate(key)).keyId).toBe(view.id);
+
+  // An NTP step, or the database server's clock followed back; then another node (or `gateway keys revoke`) revokes.
+  time -= 10 * 60_000;
+  await core.apiKeys.revoke("default", view.id);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await expect(Promise.resolve().then(() => keys.authenticate(key))).rejects.toMatchObject({
+    code: "unauthorized",
+    message: "The API key has been revoked",
+  });
+});

@@ -63,6 +63,11 @@ const hashKey = (key: string) => hash("sha256", key, "hex");
 interface CachedKey {
   row: ApiKeysTable | null;
   principal: Principal | null;
+  /**
+   * performance.now() when it lapses: the TTL is counted on the monotonic clock, as the gateway's time can be set back
+   * (an NTP step, the database server's clock followed back), which would keep an entry, a revoked key's with it, for
+   * the length of the step.
+   */
   until: number;
 }
 
@@ -226,7 +231,8 @@ export class ApiKeys {
     const hash = hashKey(key);
     const now = this.clock.now();
     const entry = this.knownKeys.get(hash) ?? this.unknownKeys.get(hash);
-    if (entry && entry.until > now) return this.admit(entry, now);
+    const read = performance.now();
+    if (entry && entry.until > read) return this.admit(entry, now);
     const revocations = this.revocations;
     return this.db
       .selectFrom("api_keys")
@@ -237,7 +243,7 @@ export class ApiKeys {
         const fresh: CachedKey = {
           row: row ?? null,
           principal: row ? principalOf(row) : null,
-          until: now + this.cacheTtlMs,
+          until: read + this.cacheTtlMs,
         };
         // A revocation on this node since the read began: the row may be from before it, and is not kept.
         if (this.revocations === revocations) setBounded(row ? this.knownKeys : this.unknownKeys, hash, fresh);
