@@ -34,7 +34,10 @@ export interface WorkerDeps {
 }
 
 const purgeIntervalMs = 3600_000;
-/** After a wake, poll briefly at this pace: the waking transaction may not have committed yet. */
+/**
+ * After a wake, poll briefly at this pace: the waking transaction may not have committed yet. Counted on the monotonic
+ * clock: the machine's clock set back would otherwise keep the worker polling every 10 ms for the length of the step.
+ */
 const wakeWindowMs = 250;
 
 export class WebhookWorker {
@@ -45,7 +48,7 @@ export class WebhookWorker {
   private loopDone: Promise<void> | undefined;
   private sleeper: (() => void) | undefined;
   private waitingForRoom = false;
-  private lastWakeAt = 0;
+  private lastWakeAt = Number.NEGATIVE_INFINITY;
   /** Polls that failed in a row (the store unreachable): the first is logged, and the recovery. */
   private claimFailures = 0;
   private purges: PeriodicPurge | undefined;
@@ -103,7 +106,7 @@ export class WebhookWorker {
   }
 
   wake(): void {
-    this.lastWakeAt = Date.now();
+    this.lastWakeAt = performance.now();
     if (!this.waitingForRoom) this.sleeper?.();
   }
 
@@ -164,7 +167,7 @@ export class WebhookWorker {
       if (!this.running) break;
       // Claimed something: more may be due.
       if (claimed > 0) continue;
-      const recentlyWoken = Date.now() - this.lastWakeAt < wakeWindowMs;
+      const recentlyWoken = performance.now() - this.lastWakeAt < wakeWindowMs;
       await this.sleep(recentlyWoken ? 10 : pollIntervalMs);
     }
   }
