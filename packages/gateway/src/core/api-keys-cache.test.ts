@@ -69,3 +69,26 @@ it("refuses a key revoked elsewhere once the TTL has passed, though the gateway'
     message: "The API key has been revoked",
   });
 });
+
+it("drops a key from this node's cache once its revocation is written, though reading it back then fails", async () => {
+  let failReads = false;
+  const failing: KyselyPlugin = {
+    transformQuery: (args) => {
+      if (failReads && args.node.kind === "SelectQueryNode") throw new Error("the store stopped answering");
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+  const { core } = t.gateway;
+  const keys = new ApiKeys(core.store.db.withPlugin(failing), core.clock, 60_000, core.apiKeys.scopeTargets);
+  const { key, view } = await core.apiKeys.create({ accountId: "default", name: "revoked half-way", scopes: ["*"] });
+  expect((await keys.authenticate(key)).accountId).toBe("default");
+
+  failReads = true;
+  await expect(keys.revoke("default", view.id)).rejects.toThrow("the store stopped answering");
+  failReads = false;
+  await expect(Promise.resolve().then(() => keys.authenticate(key))).rejects.toMatchObject({
+    code: "unauthorized",
+    message: "The API key has been revoked",
+  });
+});

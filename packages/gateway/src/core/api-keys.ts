@@ -210,6 +210,9 @@ export class ApiKeys {
       .where("account_id", "=", accountId)
       .where("revoked_at", "is", null)
       .execute();
+    // Dropped from this node's cache as soon as the revocation is written, whatever happens next.
+    this.revocations++;
+    for (const [hash, entry] of this.knownKeys) if (entry.row?.id === keyId) this.knownKeys.delete(hash);
     const row = await this.db
       .selectFrom("api_keys")
       .selectAll()
@@ -217,8 +220,6 @@ export class ApiKeys {
       .where("account_id", "=", accountId)
       .executeTakeFirst();
     if (!row) throw notFound(`No API key ${printable(keyId)}`);
-    this.revocations++;
-    for (const [hash, entry] of this.knownKeys) if (entry.row?.id === keyId) this.knownKeys.delete(hash);
     return toKeyView(row);
   }
 
