@@ -10,7 +10,8 @@ import type { Clock } from "./clock.ts";
 /** A reading is kept only if its round trip is shorter: its error is at most half of it. */
 const maxRoundTripMs = 1_000;
 const readingsAtStart = 3;
-export const resyncIntervalMs = 60_000;
+/** Also how long nodes may disagree after the server's clock is stepped back: each node follows at its next reading. */
+export const resyncIntervalMs = 10_000;
 
 interface Reading {
   /** The database's time, in ms since the epoch, at the middle of the round trip. */
