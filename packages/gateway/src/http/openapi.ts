@@ -2,7 +2,12 @@
 import type { TSchema } from "@sinclair/typebox";
 import { aliasParams, aliasPublicPath } from "../providers/aliases.ts";
 import type { Registry } from "../providers/registry.ts";
-import type { OperationDefinition, ProviderDefinition, ResourceAlias } from "../providers/types.ts";
+import {
+  inputRequired,
+  type OperationDefinition,
+  type ProviderDefinition,
+  type ResourceAlias,
+} from "../providers/types.ts";
 import { sharedComponents, sharedSchemas } from "./openapi-components.ts";
 
 const errorResponses: Record<string, string> = {
@@ -74,7 +79,7 @@ function operationObject(provider: ProviderDefinition, operation: OperationDefin
     ...(parameters.length > 0 && { parameters }),
     ...(body && {
       requestBody: {
-        required: operation.inputRequired === true || (body.required ?? []).length > 0,
+        required: inputRequired(operation, body),
         content: {
           "application/json": {
             schema: toOpenApiSchema(body),

@@ -25,6 +25,10 @@ export function PatternString(pattern: string, message: string, options: StringO
 export const IdString = (description: string) =>
   PatternString("^[A-Za-z0-9_-]{1,64}$", "must be 1 to 64 letters, digits, underscores or hyphens", { description });
 
+/** A word of a search filter (an area, a cuisine): lower-case letters and underscores. */
+export const WordString = (description: string) =>
+  PatternString("^[a-z_]{1,40}$", "must be 1 to 40 lower-case letters or underscores", { description });
+
 /** Text that must say something: not empty, and not only spaces. */
 export const notBlank = "must contain something other than spaces";
 

@@ -68,7 +68,7 @@ export interface OperationDefinition<I extends TSchema = TSchema, O extends TSch
   check?(input: UncheckedInput<Static<I>>, ctx: OperationContext): BrokenRule[];
   /**
    * A body is needed although the schema requires no field, because `check` refuses an empty one (one of two fields
-   * must be given): the OpenAPI document then marks the request body required.
+   * must be given): see `inputRequired`.
    */
   inputRequired?: boolean;
   handle(input: Static<I>, ctx: OperationContext): Promise<OperationResult<Static<O>>>;
@@ -144,6 +144,7 @@ export const defineProvider = (provider: ProviderDefinition): ProviderDefinition
 /**
  * Whether a call needs input: its schema requires a field, or its `check` refuses an empty one (`inputRequired`). The
  * catalogue (`input_required`), the OpenAPI document (a required request body) and the SDK's signatures say it alike.
+ * `schema` is what the body carries: the input, or what is left of it on a resource path that carries some fields.
  */
-export const inputRequired = (operation: OperationDefinition): boolean =>
-  operation.inputRequired === true || ((operation.input as { required?: string[] }).required ?? []).length > 0;
+export const inputRequired = (operation: OperationDefinition, schema: TSchema = operation.input): boolean =>
+  operation.inputRequired === true || ((schema as { required?: string[] }).required ?? []).length > 0;

@@ -29,7 +29,7 @@ export const checkPickupAvailability = defineOperation({
   readOnly: true,
   input: StrictObject({
     product_id: ProductId,
-    store_ids: Type.Optional(Type.Array(IdString("Product id, e.g. cat-prd-0001."), { minItems: 1, maxItems: 30 })),
+    store_ids: Type.Optional(Type.Array(IdString("Store id, e.g. cat-str-001."), { minItems: 1, maxItems: 30 })),
     ward: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: "e.g. 渋谷区" })),
     in_stock_only: Type.Optional(Type.Boolean()),
   }),

@@ -1,13 +1,11 @@
 // The public delivery operation (API key only): search the restaurants' menus by area, cuisine and keyword.
 import { Type } from "@sinclair/typebox";
 import { pageWindow, pagination } from "../paging.ts";
-import { Cursor, Limit, PatternString, StrictObject } from "../schemas.ts";
+import { Cursor, Limit, StrictObject, WordString } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { app, toMenu } from "./adapter.ts";
 import { Menu } from "./schemas.ts";
 
-const Word = (description: string) =>
-  PatternString("^[a-z_]{1,40}$", "must be 1 to 40 lower-case letters or underscores", { description });
 const yen = (amount: number) => ({ amount, currency: "JPY" });
 
 export const searchMenus = defineOperation({
@@ -19,8 +17,8 @@ export const searchMenus = defineOperation({
   auth: "none",
   readOnly: true,
   input: StrictObject({
-    area: Type.Optional(Word("e.g. shinjuku, shibuya, tsukiji, jimbocho, ueno, akasaka, asakusa.")),
-    cuisine: Type.Optional(Word("e.g. ramen, sushi, curry, bento, yakitori, tonkatsu, udon, tempura.")),
+    area: Type.Optional(WordString("e.g. shinjuku, shibuya, tsukiji, jimbocho, ueno, akasaka, asakusa.")),
+    cuisine: Type.Optional(WordString("e.g. ramen, sushi, curry, bento, yakitori, tonkatsu, udon, tempura.")),
     keyword: Type.Optional(
       Type.String({ minLength: 1, maxLength: 100, description: "Japanese or English, e.g. 餃子 or curry." }),
     ),

@@ -1,14 +1,11 @@
 // Public dining operations (API key only): search restaurants, list a restaurant's free slots on a Tokyo date.
 import { Type } from "@sinclair/typebox";
 import { pageWindow, pagination } from "../paging.ts";
-import { Cursor, Limit, Nullable, PatternString, StrictObject } from "../schemas.ts";
+import { Cursor, Limit, Nullable, StrictObject, WordString } from "../schemas.ts";
 import { defineOperation } from "../types.ts";
 import { site, toRestaurant, toSlot } from "./adapter.ts";
 import { PartySize, Restaurant, RestaurantId, Slot } from "./schemas.ts";
 import { tokyoDate } from "./tokyo-time.ts";
-
-const Word = (description: string) =>
-  PatternString("^[a-z_]{1,40}$", "must be 1 to 40 lower-case letters or underscores", { description });
 
 const exampleRestaurant = {
   id: "rst_instant",
@@ -35,8 +32,8 @@ export const searchRestaurants = defineOperation({
   auth: "none",
   readOnly: true,
   input: StrictObject({
-    area: Type.Optional(Word("e.g. ginza, shibuya, shinjuku, kagurazaka, ebisu, asakusa.")),
-    cuisine: Type.Optional(Word("e.g. sushi, kaiseki, yakitori, ramen, tempura, french, italian.")),
+    area: Type.Optional(WordString("e.g. ginza, shibuya, shinjuku, kagurazaka, ebisu, asakusa.")),
+    cuisine: Type.Optional(WordString("e.g. sushi, kaiseki, yakitori, ramen, tempura, french, italian.")),
     party_size: Type.Optional(PartySize),
     cursor: Type.Optional(Cursor),
     limit: Type.Optional(Limit),
