@@ -1,4 +1,4 @@
-// The gateway's time on PostgreSQL: the database server's clock, read at start and once a minute, and carried forward
+// The gateway's time on PostgreSQL: the database server's clock, read at start and every 10 s, and carried forward
 // between readings by this process's monotonic clock. Nodes compare times other nodes wrote (an idempotency claim's
 // lease, a webhook delivery's lease and due time, a token refresh's lock, a connect session's expiry) with their own
 // now; taken from the one database, those agree to a few milliseconds whatever the machines' clocks say, so a node
@@ -45,19 +45,24 @@ export class DatabaseClock implements Clock {
     const clock = new DatabaseClock(db, best);
     // Said once while it lasts (the store down: every reading fails alike).
     let failing = false;
-    clock.timer = setInterval(
-      () =>
-        void clock.resync().then(
-          () => {
-            failing = false;
-          },
-          (error: unknown) => {
-            if (!failing) onError(error);
-            failing = true;
-          },
-        ),
-      resyncIntervalMs,
-    );
+    // One reading at a time: a frozen server answers none within the store's timeout (30 s), and readings begun every
+    // 10 s meanwhile would each hold a pooled connection.
+    let reading = false;
+    clock.timer = setInterval(() => {
+      if (reading) return;
+      reading = true;
+      clock.resync().then(
+        () => {
+          failing = false;
+          reading = false;
+        },
+        (error: unknown) => {
+          if (!failing) onError(error);
+          failing = true;
+          reading = false;
+        },
+      );
+    }, resyncIntervalMs);
     clock.timer.unref();
     return clock;
   }

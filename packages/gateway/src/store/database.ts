@@ -105,13 +105,14 @@ export function openStore(options: StoreOptions): Store {
   };
 }
 
+/** What the SQLite store's ping throws once its file is no longer the one it opened (withFileCheck). */
+export class StoreFileReplaced extends Error {}
+
 /**
  * The store's ping (/readyz) fails once its file is no longer the one it opened: a data directory deleted or a file
  * replaced while the gateway runs leaves it writing to a file nobody can open again, lost when it stops, and without
  * its serving lock (a second node could start on the directory). The node is taken out of rotation instead.
  */
-export class StoreFileReplaced extends Error {}
-
 function withFileCheck(store: Store, file: string): Store {
   const opened = fs.statSync(file);
   return {
