@@ -1,10 +1,10 @@
 // Every way a connect flow can go wrong ends on a clear page and creates no connection: consent refused, a wrong
 // password, a replayed callback, an authorization code injected into another session (PKCE), an expired or unknown
 // link, another browser, and a provider that cannot be reached.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runConnectFlow } from "../../src/cli/connect-flow.ts";
 import { FormBrowser, formsOf, type Page, textOf } from "../../src/cli/form-browser.ts";
-import { ConnectSessions } from "../../src/core/connections/connect-sessions.ts";
+import { createConnectionServices } from "../../src/core/connections/setup.ts";
 import { deleteRecorder, turnsDuring } from "../purges.ts";
 import { armFault, createSession, platform, type ShoppingSetup, startShopping } from "./setup.ts";
 
@@ -216,15 +216,16 @@ describe("flows for one external_ref finishing at the same moment", () => {
 describe("sessions past their retention", () => {
   it("are deleted a week after their link expired: the link is then not valid rather than expired", async () => {
     const old = await createSession(s.t, "retained");
+    const sessions = s.t.gateway.core.connectSessions!;
     s.clock.advance(30 * 60_000 + 7 * 24 * 60 * 60_000 - 1);
-    await createSession(s.t, "retention_probe_1");
     // A week after expiring, less a millisecond: still kept, and still "expired".
+    await sessions.purgeExpired();
     expect(await sessionRow("retained")).toEqual({ status: "pending", failure: null, connection_id: null });
     const kept = await new FormBrowser().get(old.connect_url);
     expect([kept.status, textOf(kept.html)]).toEqual([410, expect.stringContaining("This connect link has expired")]);
-    // An hour on, the next session created purges it.
-    s.clock.advance(60 * 60_000);
-    await createSession(s.t, "retention_probe_2");
+    // A millisecond on, the purge deletes it.
+    s.clock.advance(1);
+    expect(await sessions.purgeExpired()).toBeGreaterThanOrEqual(1);
     const left = await s.t.gateway.core.store.db
       .selectFrom("connect_sessions")
       .select("external_ref")
@@ -235,9 +236,8 @@ describe("sessions past their retention", () => {
     expect([gone.status, textOf(gone.html)]).toEqual([404, expect.stringContaining("This connect link is not valid")]);
   });
 
-  it("are purged by the next session created, a thousand at a time, the event loop turning between batches", async () => {
-    const { core } = s.t.gateway;
-    const now = core.clock.now();
+  describe("a backlog", () => {
+    const retention = 7 * 24 * 60 * 60_000;
     const session = (name: string, expiresAt: number) => ({
       id: `cs_${name}`,
       token_hash: `hash-${name}`,
@@ -253,44 +253,70 @@ describe("sessions past their retention", () => {
       created_at: expiresAt - 30 * 60_000,
       expires_at: expiresAt,
     });
-    const retention = 7 * 24 * 60 * 60_000;
-    const rows = [
-      ...Array.from({ length: 2_500 }, (_, i) => session(`backlog-${i}`, now - retention - 5_000 + i)),
-      session("backlog-kept", now - retention + 1),
-    ];
-    const db = core.store.db;
-    for (let i = 0; i < rows.length; i += 500) {
-      await db
-        .insertInto("connect_sessions")
-        .values(rows.slice(i, i + 500))
+    const backlogLeft = () =>
+      s.t.gateway.core.store.db
+        .selectFrom("connect_sessions")
+        .select("external_ref")
+        .where("external_ref", "like", "backlog-%")
+        .orderBy("external_ref")
         .execute();
+
+    /** 2,500 sessions past their retention and one a millisecond short of it; answers the services of a new node. */
+    async function nodeWithBacklog() {
+      const { core } = s.t.gateway;
+      const db = core.store.db;
+      await db.deleteFrom("connect_sessions").where("external_ref", "like", "backlog-%").execute();
+      const now = core.clock.now();
+      const rows = [
+        ...Array.from({ length: 2_500 }, (_, i) => session(`backlog-${i}`, now - retention - 5_000 + i)),
+        session("backlog-kept", now - retention + 1),
+      ];
+      for (let i = 0; i < rows.length; i += 500) {
+        await db
+          .insertInto("connect_sessions")
+          .values(rows.slice(i, i + 500))
+          .execute();
+      }
+      const recorder = deleteRecorder();
+      const start = () =>
+        createConnectionServices({
+          store: { ...core.store, db: db.withPlugin(recorder.plugin) },
+          clock: core.clock,
+          secretBox: core.secretBox,
+          events: core.events,
+          publicUrl: core.publicUrl,
+          providers: [],
+          upstreamUrls: {},
+          oauthClients: {},
+          timeoutMs: 1_000,
+        });
+      return { recorder, start };
     }
 
-    const recorder = deleteRecorder();
-    const sessions = new ConnectSessions({
-      db: db.withPlugin(recorder.plugin),
-      clock: core.clock,
-      secretBox: core.secretBox,
-      publicUrl: core.publicUrl,
-      connections: core.connections!,
-      oauthClient: () => undefined,
-    });
-    // The first session a node creates purges the sessions past their retention.
-    const { turns } = await turnsDuring(() =>
-      sessions.create({ accountId: "default", providerId: "shopping", externalRef: "after-backlog" }),
-    );
+    it("is purged by each node at start, a thousand at a time, the event loop turning between batches", async () => {
+      const { recorder, start } = await nodeWithBacklog();
+      const { result: services, turns } = await turnsDuring(async () => {
+        const started = start();
+        await vi.waitFor(() => expect(recorder.deletes).toHaveLength(3), { timeout: 10_000 });
+        return started;
+      });
+      await services.close();
 
-    expect(recorder.deletes).toEqual([
-      ["connect_sessions", 1_000],
-      ["connect_sessions", 1_000],
-      ["connect_sessions", 500],
-    ]);
-    expect(turns).toBeGreaterThanOrEqual(2);
-    const left = await db
-      .selectFrom("connect_sessions")
-      .select("external_ref")
-      .where("external_ref", "like", "backlog-%")
-      .execute();
-    expect(left).toEqual([{ external_ref: "backlog-kept" }]);
+      expect(recorder.deletes).toEqual([
+        ["connect_sessions", 1_000],
+        ["connect_sessions", 1_000],
+        ["connect_sessions", 500],
+      ]);
+      expect(turns).toBeGreaterThanOrEqual(2);
+      expect(await backlogLeft()).toEqual([{ external_ref: "backlog-kept" }]);
+    });
+
+    it("stops after its current batch when the node stops, and the node waits for that batch", async () => {
+      const { recorder, start } = await nodeWithBacklog();
+      await start().close();
+
+      expect(recorder.deletes).toEqual([["connect_sessions", 1_000]]);
+      expect(await backlogLeft()).toHaveLength(1_501);
+    });
   });
 });

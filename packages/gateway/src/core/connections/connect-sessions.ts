@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import * as oauth from "oauth4webapi";
-import { purgeInBatches, rowsByTime } from "../../store/batched-purge.ts";
+import { purgeInBatches, rowsByTime, type Stopping } from "../../store/batched-purge.ts";
 import type { ConnectSessionsTable, Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
@@ -56,28 +56,23 @@ export function withoutConnections(connections: Connections, providerId: string)
 
 /** How long a session is kept once its link expired: its link says "expired" (410) until then, "not valid" (404) after. */
 export const connectSessionRetentionMs = 7 * 24 * 60 * 60_000;
-const purgeIntervalMs = 60 * 60_000;
 
 export class ConnectSessions {
-  private lastPurge = Number.NEGATIVE_INFINITY;
-
   constructor(private readonly deps: ConnectSessionDeps) {}
 
-  /** Deletes the sessions past their retention, a batch at a time; answers how many went. */
-  purgeExpired(now: number): Promise<number> {
-    return purgeInBatches(rowsByTime(this.deps.db, "connect_sessions", "expires_at"), now - connectSessionRetentionMs);
+  /**
+   * Deletes the sessions past their retention, a batch at a time, until none is left or `stopping` says so; answers
+   * how many went. Every session ends within its link's 30 minutes, so the table holds what a link can still be asked
+   * about. Each node runs it at start and every hour (createConnectionServices).
+   */
+  purgeExpired(stopping?: Stopping): Promise<number> {
+    const cutoff = this.deps.clock.now() - connectSessionRetentionMs;
+    return purgeInBatches(rowsByTime(this.deps.db, "connect_sessions", "expires_at"), cutoff, stopping);
   }
 
   async create(input: { accountId: string; providerId: string; externalRef: string }) {
     const unsupported = withoutConnections(this.deps.connections, input.providerId);
     if (unsupported) throw brokenRuleError(unsupported);
-    // Every session ends within its link's 30 minutes; those past the retention are deleted, by each node at most
-    // once an hour, so that the table holds what a link can still be asked about.
-    const now = this.deps.clock.now();
-    if (now - this.lastPurge >= purgeIntervalMs) {
-      this.lastPurge = now;
-      await this.purgeExpired(now);
-    }
     const { token, expiresAt } = await insertConnectSession(this.deps.db, this.deps.clock, input);
     return {
       token,

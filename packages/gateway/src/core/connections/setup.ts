@@ -1,5 +1,6 @@
 // Builds the connection services of a gateway: one OAuth client per provider that declares `oauth`, pointed at the
 // provider's authorization server (its configured issuer, else its upstream, whose sandbox runs one).
+import { PeriodicPurge } from "../../store/batched-purge.ts";
 import type { Store } from "../../store/database.ts";
 import type { Clock } from "../clock.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
@@ -42,7 +43,12 @@ export interface ConnectionServicesOptions {
 export interface ConnectionServices {
   connections: Connections;
   connectSessions: ConnectSessions;
+  /** Stops the purge of sessions past their retention, ending a run under way after its current batch. */
+  close(): Promise<void>;
 }
+
+/** How often each node deletes the connect sessions past their retention (and once at start). */
+const purgeIntervalMs = 60 * 60_000;
 
 export function createConnectionServices(options: ConnectionServicesOptions): ConnectionServices {
   const clients = new Map<string, ProviderOAuthClient>();
@@ -82,5 +88,11 @@ export function createConnectionServices(options: ConnectionServicesOptions): Co
     connections,
     oauthClient,
   });
-  return { connections, connectSessions };
+  const purge = new PeriodicPurge(
+    (stopping) => connectSessions.purgeExpired(stopping),
+    purgeIntervalMs,
+    (err: unknown) => options.log?.warn({ err }, "connect session purge failed"),
+    { immediately: true },
+  );
+  return { connections, connectSessions, close: () => purge.stop() };
 }
