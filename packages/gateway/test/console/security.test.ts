@@ -136,6 +136,19 @@ describe("sign-in and sessions", () => {
     }
   });
 
+  it("takes an email in either Unicode normalization form as the same email, for sign-in and for uniqueness", async () => {
+    // ガ written as one code point (U+30AC) and as カ followed by the combining voiced mark (U+30AB U+3099).
+    const composed = "\u30ac@example.jp";
+    const decomposed = "\u30ab\u3099@example.jp";
+    await createUser(t, decomposed);
+    for (const email of [composed, decomposed]) {
+      const response = await new ConsoleClient(t.url).signIn(email);
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as any).data.user.email).toBe(composed);
+    }
+    await expect(createUser(t, composed)).rejects.toThrow(`A console user with the email ${composed} exists already`);
+  });
+
   it("signs out: the cookie is cleared and its session ends", async () => {
     const client = new ConsoleClient(t.url);
     await client.signIn("ada@example.com");

@@ -17,7 +17,11 @@ export interface ConsoleUser {
 
 // No spaces and no control characters (an email is printed as it is, by `users list` too).
 const emailPattern = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
-export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+/**
+ * An email as compared and stored: trimmed, in lower case and in Unicode NFC, so that ガ typed as one code point or as
+ * カ and a combining mark is one email (passwords are normalised too, in passwords.ts).
+ */
+export const normaliseEmail = (email: string) => email.trim().toLowerCase().normalize("NFC");
 
 const view = ({ password_hash: _, ...user }: ConsoleUsersTable): ConsoleUser => user;
 

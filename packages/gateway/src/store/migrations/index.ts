@@ -10,6 +10,7 @@ import * as storeSettings from "./0007_store_settings.ts";
 import * as delegationSessions from "./0008_delegation_sessions.ts";
 import * as unownedHistory from "./0009_unowned_history.ts";
 import * as connectSessionsExpiry from "./0010_connect_sessions_expiry.ts";
+import * as consoleEmailsNfc from "./0011_console_emails_nfc.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_accounts_and_keys": accountsAndKeys,
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   "0008_delegation_sessions": delegationSessions,
   "0009_unowned_history": unownedHistory,
   "0010_connect_sessions_expiry": connectSessionsExpiry,
+  "0011_console_emails_nfc": consoleEmailsNfc,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
