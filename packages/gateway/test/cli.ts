@@ -9,7 +9,7 @@ export interface CliOptions {
   /** Over this process's environment; a variable set to undefined is left out. */
   env?: Record<string, string | undefined>;
   /** Written to standard input, which is then closed; without it standard input is empty. */
-  input?: string;
+  input?: string | Uint8Array;
 }
 
 export interface CliResult {

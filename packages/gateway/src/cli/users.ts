@@ -1,17 +1,28 @@
 // gateway users create|list|set-password|delete: console users of an account, straight in the store. A password
 // comes from standard input (--password-stdin) or is generated and shown once; changing a password or deleting a
 // user ends that user's sessions.
+import { isUtf8 } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import { Command } from "commander";
 import { Accounts } from "../core/accounts.ts";
+import { invalidRequest } from "../core/errors.ts";
 import { Users } from "../core/users/users.ts";
 import { clock, print, requireAccount, withStore } from "./shared.ts";
 
+/**
+ * The password on standard input, without its last line break. Bytes that are not UTF-8 are refused rather than
+ * decoded to U+FFFD (a password nobody could type at sign-in), and a leading byte order mark, which Windows tools
+ * write, is no part of it.
+ */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks)
+  const bytes = Buffer.concat(chunks);
+  if (!isUtf8(bytes))
+    throw invalidRequest("The password on standard input is not valid UTF-8; send it encoded as UTF-8");
+  return bytes
     .toString("utf8")
+    .replace(/^\uFEFF/, "")
     .replace(/\r?\n$/, "");
 }
 

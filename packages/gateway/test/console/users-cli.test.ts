@@ -9,7 +9,7 @@ import { ConsoleClient, startConsoleGateway } from "./console-client.ts";
 
 let t: TestGateway;
 
-const gatewayCli = (args: string[], input = "") =>
+const gatewayCli = (args: string[], input: string | Uint8Array = "") =>
   runCli(args, { input, env: { GATEWAY_DATA_DIR: t.config.dataDir, GATEWAY_DATABASE_URL: "" } });
 
 describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
@@ -30,6 +30,27 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
       account_id: "default",
     });
     expect((await new ConsoleClient(t.url).signIn("ops@example.com", "a long passphrase")).status).toBe(200);
+  });
+
+  it("reads standard input as UTF-8: a leading byte order mark is no part of the password, other bytes are refused", async () => {
+    // What Windows tools write: a byte order mark, the text, CRLF.
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("caf\u00e9 passphrase\r\n")]);
+    const created = await gatewayCli(["users", "create", "--email", "bom@example.com", "--password-stdin"], bom);
+    expect(created.code).toBe(0);
+    expect((await new ConsoleClient(t.url).signIn("bom@example.com", "caf\u00e9 passphrase")).status).toBe(200);
+    // Latin-1 é (0xE9) is no UTF-8: decoded, it would become U+FFFD, a password nobody can type.
+    const latin1 = Buffer.concat([Buffer.from("caf"), Buffer.from([0xe9]), Buffer.from(" passphrase\n")]);
+    const refused = await gatewayCli(["users", "create", "--email", "latin1@example.com", "--password-stdin"], latin1);
+    expect([refused.code, refused.stdout, refused.stderr]).toEqual([
+      1,
+      "",
+      "gateway: The password on standard input is not valid UTF-8; send it encoded as UTF-8\n",
+    ]);
+    const reset = await gatewayCli(["users", "set-password", "--email", "bom@example.com", "--password-stdin"], latin1);
+    expect(reset.code).toBe(1);
+    const users = new Users(t.gateway.core.store.db, t.gateway.core.clock);
+    await users.remove("bom@example.com");
+    expect((await users.list()).map((user) => user.email)).not.toContain("latin1@example.com");
   });
 
   it("generates a password when none is given, shown once, for the named account", async () => {
