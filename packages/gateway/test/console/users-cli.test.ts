@@ -128,7 +128,7 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
     expect(short.stderr).toMatch(/^gateway: The password must have at least \d+ characters\n$/);
   });
 
-  it("refuses a password of spaces only, counts a password's characters rather than its UTF-16 units, and refuses an email with control characters", async () => {
+  it("refuses a password of spaces only, counts a password's characters rather than its UTF-16 units, and refuses an email with control or format characters", async () => {
     const users = new Users(t.gateway.core.store.db, t.gateway.core.clock);
     const create = (email: string, password: string) => users.create({ email, accountId: "default", password });
     await expect(create("spaces@example.com", " ".repeat(12))).rejects.toThrow("The password must not be only spaces");
@@ -147,6 +147,14 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
     );
     await expect(create("ops\u001b[31m@example.com", "a long passphrase")).rejects.toThrow(
       '"ops\\u001b[31m@example.com" is not an email',
+    );
+    // Nor format characters: a right-to-left override would reorder the line `users list` prints it on, and a
+    // zero-width space would make an email look like another.
+    await expect(create("\u202eevil@example.com", "a long passphrase")).rejects.toThrow(
+      '"\\u202eevil@example.com" is not an email',
+    );
+    await expect(create("op\u200bs@example.com", "a long passphrase")).rejects.toThrow(
+      '"op\\u200bs@example.com" is not an email',
     );
     expect((await users.list()).map((user) => user.email)).not.toContain("spaces@example.com");
   });

@@ -5,6 +5,7 @@ import type { ConsoleUsersTable, Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import { conflict, invalidRequest, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
+import { printable } from "../printable.ts";
 import { checkPassword, hashPassword, verifyDecoy, verifyPassword } from "./passwords.ts";
 
 export interface ConsoleUser {
@@ -15,8 +16,9 @@ export interface ConsoleUser {
   last_sign_in_at: number | null;
 }
 
-// No spaces and no control characters (an email is printed as it is, by `users list` too).
-const emailPattern = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
+// No spaces, no control characters and no format characters (an email is printed as it is, by `users list` too: a
+// bidirectional override would reorder the line it is on, and a zero-width space would make two emails look alike).
+const emailPattern = /^[^\s@\p{Cc}\p{Cf}]+@[^\s@\p{Cc}\p{Cf}]+\.[^\s@\p{Cc}\p{Cf}]+$/u;
 /**
  * An email as compared and stored: trimmed, in lower case and in Unicode NFC, so that ガ typed as one code point or as
  * カ and a combining mark is one email (passwords are normalised too, in passwords.ts).
@@ -34,7 +36,7 @@ export class Users {
   async create(input: { email: string; accountId: string; password: string }): Promise<ConsoleUser> {
     const email = normaliseEmail(input.email);
     if (!emailPattern.test(email) || email.length > 254)
-      throw invalidRequest(`${JSON.stringify(input.email)} is not an email`);
+      throw invalidRequest(`${printable(JSON.stringify(input.email))} is not an email`);
     checkPassword(input.password);
     const existing = await this.db.selectFrom("console_users").select("id").where("email", "=", email).execute();
     if (existing.length > 0) throw conflict(`A console user with the email ${email} exists already`);
