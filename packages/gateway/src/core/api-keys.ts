@@ -121,7 +121,7 @@ export function toKeyView(row: ApiKeysTable): ApiKeyView {
 
 /**
  * A key refused from its first request is a mistake in the request, not a key: its expiry must be in the future. NaN
- * is what Date.parse makes of a date-time it cannot read though the format allows it (a leap second, :60).
+ * is what readDateTime makes of a date-time the format allows but no clock shows (a leap second, :60).
  */
 export function expiryRule(expiresAt: number | null | undefined, now: number): BrokenRule | undefined {
   if (expiresAt !== undefined && expiresAt !== null && Number.isNaN(expiresAt)) {

@@ -116,6 +116,24 @@ describe("401 unauthorized", () => {
     expect((await call(t.key, "list_api_keys")).json.data.api_keys).toHaveLength(before);
   });
 
+  it("reads an expiry by the offset and year written, whichever form of date-time it takes", async () => {
+    const hourOffset = await call(t.key, "create_api_key", {
+      scopes: ["opendata"],
+      expires_at: "2099-01-01T00:00:00+09",
+    });
+    expect(hourOffset.response.status).toBe(200);
+    expect(hourOffset.json.data.api_key.expires_at).toBe("2098-12-31T15:00:00.000Z");
+    const spaced = await call(t.key, "create_api_key", {
+      scopes: ["opendata"],
+      expires_at: "2099-01-01 00:00:00-1100",
+    });
+    expect(spaced.json.data.api_key.expires_at).toBe("2099-01-01T11:00:00.000Z");
+    // The year 49, not 2049: long past.
+    const early = await call(t.key, "create_api_key", { scopes: ["opendata"], expires_at: "0049-06-15 12:30:15Z" });
+    expect(early.response.status).toBe(400);
+    expect(early.json.error.details).toEqual([{ path: "/expires_at", message: "must be later than now" }]);
+  });
+
   it("refuses an expiry the format allows but no clock has (a leap second), storing nothing", async () => {
     const before = (await call(t.key, "list_api_keys")).json.data.api_keys.length;
     const refused = await call(t.key, "create_api_key", { scopes: ["opendata"], expires_at: "2030-12-31T23:59:60Z" });

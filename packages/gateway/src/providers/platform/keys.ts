@@ -1,6 +1,7 @@
 // Platform operations on the calling account's API keys.
 import { Type } from "@sinclair/typebox";
 import { apiKeyBounds, expiryRule } from "../../core/api-keys.ts";
+import { readDateTime } from "../../core/date-time.ts";
 import { type BrokenRule, GatewayError } from "../../core/errors.ts";
 import { scopePattern, scopesWithin, unknownScopeTargets } from "../../core/scopes.ts";
 import { Cursor, Limit, Nullable, PatternString, StrictObject } from "../schemas.ts";
@@ -77,7 +78,7 @@ export const createApiKey = defineOperation({
     const rules: BrokenRule[] = [];
     const unknown = Array.isArray(scopes) ? unknownScopeTargets(scopes, ctx.core.apiKeys.scopeTargets) : [];
     if (unknown.length > 0) rules.push({ message: "Invalid scopes", problems: unknown });
-    const expired = typeof expires_at === "string" && expiryRule(Date.parse(expires_at), ctx.clock.now());
+    const expired = typeof expires_at === "string" && expiryRule(readDateTime(expires_at), ctx.clock.now());
     if (expired) rules.push(expired);
     return rules;
   },
@@ -85,7 +86,7 @@ export const createApiKey = defineOperation({
     if (!scopesWithin(input.scopes, ctx.principal.scopes)) {
       throw new GatewayError("scope_denied", "A key can only create keys whose scopes its own scopes cover");
     }
-    const expiresAt = input.expires_at === undefined ? null : Date.parse(input.expires_at);
+    const expiresAt = input.expires_at === undefined ? null : readDateTime(input.expires_at);
     // Nor can it create a key that outlives it, or one with more requests than its own limit allows.
     const creator = ctx.principal;
     if (creator.expiresAt !== null && (expiresAt === null || expiresAt > creator.expiresAt)) {
