@@ -114,6 +114,8 @@ describe("the built package", () => {
     expect(manifest.dependencies).toBeUndefined();
     expect(manifest.sideEffects).toBe(false);
     expect(manifest.license).toBe("MIT");
+    // The registry makes a new scoped package restricted (installable by its owners only) unless told public.
+    expect(manifest.publishConfig).toEqual({ access: "public" });
   });
 
   it("packs its licence, its README and the sources its `@provider-gateway/source` condition names, without tests", () => {
