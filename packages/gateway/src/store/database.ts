@@ -181,16 +181,20 @@ function postgresTarget(url: string): string {
   }
 }
 
+/** How much longer than the server's statement_timeout the client waits for a statement's answer. */
+const serverCancelGraceMs = 1_000;
+
 function openPostgres(url: string, options: StoreOptions): Store {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: timeoutMs,
-    query_timeout: timeoutMs,
-    // The server gives up on the statement too: one the client stopped waiting for (its request answered 500) must not
-    // run to its commit later, when the lock it waited on is released.
+    // The server gives up on the statement first, and answers so: one the client stopped waiting for (its request
+    // answered 500) must not run to its commit later, when the lock it waited on is released. The server's count starts
+    // when the statement reaches it, later than the client's, so the client waits a little longer for that answer.
     statement_timeout: timeoutMs,
+    query_timeout: timeoutMs + serverCancelGraceMs,
     keepAlive: true,
     ...(options.schema && { options: `-c search_path=${options.schema}` }),
   });
