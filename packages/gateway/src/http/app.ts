@@ -177,6 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header("x-request-id", request.id);
     const raw = request.raw;
     (raw as ReceivedMessage)[requestOfRaw] = request;
+    unanswered(raw.socket as Connection).add(request);
     if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
       return done(invalidRequest("An HTTP/1.1 request needs a Host header"));
     }
@@ -190,6 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   function observe(request: FastifyRequest, outcome: RequestOutcome): void {
     if (request.observed) return;
     request.observed = true;
+    (request.raw.socket as Connection | null)?.[requestsInFlight]?.delete(request);
     for (const observer of observers) {
       try {
         observer(request, outcome);
@@ -203,12 +205,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     observe(request, { status: reply.statusCode, latencyMs: reply.elapsedTime });
     done();
   });
-  // A client that gives up (a timeout of its own) leaves no answer to observe: the request is logged and counted then,
-  // with the time it ran for. The operation may still finish, as its idempotency record and upstream metrics show.
-  app.addHook("onRequestAbort", (request, done) => {
-    observe(request, { status: clientClosedRequest, latencyMs: performance.now() - request.startedAt });
-    done();
-  });
+  // A client that gives up (a timeout of its own) leaves no answer to observe: the requests of its connection not
+  // answered yet are logged and counted when it closes, with the time each ran for. The operation may still finish, as
+  // its idempotency record and upstream metrics show. The connection's close is the one signal of every case: Node
+  // calls a request whose body was read whole not aborted, an answer written to a closed connection never finishes
+  // (no onResponse), and one queued behind a pipelined request is never given the connection at all.
+  const unanswered = (socket: Connection) => {
+    const requests = socket[requestsInFlight];
+    if (requests !== undefined) return requests;
+    const opened = new Set<FastifyRequest>();
+    socket[requestsInFlight] = opened;
+    socket.once("close", () => {
+      for (const request of opened) {
+        observe(request, { status: clientClosedRequest, latencyMs: performance.now() - request.startedAt });
+      }
+    });
+    return opened;
+  };
 
   registerBodyParsing(app);
   registerErrorHandling(app, allowedMethods);
@@ -266,4 +279,7 @@ function requestMetrics(metrics: Metrics): RequestObserver {
 }
 
 const requestOfRaw = Symbol("gateway request");
+const requestsInFlight = Symbol("requests in flight");
+/** A connection, with its requests not observed yet. */
+type Connection = Socket & { [requestsInFlight]?: Set<FastifyRequest> };
 type ReceivedMessage = IncomingMessage & { [requestOfRaw]?: FastifyRequest };

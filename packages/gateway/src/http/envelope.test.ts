@@ -1,5 +1,6 @@
 // The wire format of the uniform route over real HTTP: success envelope, request ids, and every way a request can be
 // malformed, each answered with the exact error envelope.
+import net from "node:net";
 import { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -617,6 +618,80 @@ describe("a request whose client closes the connection before the answer", () =>
     expect(lines[0].latency_ms).toBeLessThan(1500);
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
     expect(metrics).toMatch(/gateway_requests_total\{provider="catalog",operation="site_metadata",status="499"\} 1/);
+  });
+
+  // A request whose body was read whole is not "aborted" for Node when its connection closes, and its answer, written
+  // to a closed connection, never finishes: it is observed when the connection closes, like one without a body.
+  for (const close of ["end", "resetAndDestroy"] as const) {
+    it(`is logged and counted once, as 499, when its whole body was sent before the connection closed (${close})`, async () => {
+      const counted = async () => {
+        const metrics = await (await fetch(`${t.url}/metrics`)).text();
+        const line = /gateway_requests_total\{provider="catalog",operation="site_metadata",status="499"\} (\d+)/;
+        return Number(metrics.match(line)?.[1] ?? 0);
+      };
+      const countedBefore = await counted();
+      const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
+      });
+      expect(fault.status).toBe(201);
+      const before = logLines.length;
+      const { port, hostname } = new URL(t.url);
+      const socket = net.connect(Number(port), hostname);
+      await new Promise((resolve) => socket.once("connect", resolve));
+      socket.on("error", () => {});
+      socket.write(
+        `POST /v1/catalog/site_metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
+          "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      socket[close]();
+      // The operation runs on and ends meanwhile: its answer goes nowhere, and nothing more is logged.
+      await new Promise((resolve) => setTimeout(resolve, 1800));
+      const lines = logLines
+        .slice(before)
+        .map((line) => JSON.parse(line))
+        .filter((line) => line.path === "/v1/catalog/site_metadata");
+      expect(lines).toEqual([
+        expect.objectContaining({ msg: "request", status: 499, provider: "catalog", operation: "site_metadata" }),
+      ]);
+      expect(lines[0].latency_ms).toBeGreaterThanOrEqual(150);
+      expect(lines[0].latency_ms).toBeLessThan(1500);
+      expect(await counted()).toBe(countedBefore + 1);
+    });
+  }
+
+  it("logs and counts every request pipelined on the connection, each once, as 499", async () => {
+    const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ delay_ms: 1500, count: 3, path_prefix: "/api/v1/site" }),
+    });
+    expect(fault.status).toBe(201);
+    const before = logLines.length;
+    const { port, hostname } = new URL(t.url);
+    const socket = net.connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.on("error", () => {});
+    const request =
+      `POST /v1/catalog/site_metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
+      "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+    // Node answers pipelined requests in order: the second and third wait behind the first, unanswered.
+    socket.write(request.repeat(3));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.resetAndDestroy();
+    await new Promise((resolve) => setTimeout(resolve, 1800));
+    const lines = logLines
+      .slice(before)
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.path === "/v1/catalog/site_metadata");
+    expect(lines.map((line) => [line.status, line.operation])).toEqual([
+      [499, "site_metadata"],
+      [499, "site_metadata"],
+      [499, "site_metadata"],
+    ]);
+    expect(new Set(lines.map((line) => line.request_id)).size).toBe(3);
   });
 });
 
