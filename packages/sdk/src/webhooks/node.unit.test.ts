@@ -18,6 +18,20 @@ describe("verifyWebhookSync and signWebhookPayloadSync", () => {
     }
   });
 
+  it("take t as the second of a Date, and refuse a timestamp that is not whole seconds", () => {
+    const fromDate = signWebhookPayloadSync({ payload: body, secret, timestamp: new Date(now + 999) });
+    expect(fromDate).toBe(signWebhookPayloadSync({ payload: body, secret, timestamp: t }));
+    expect(fromDate.startsWith(`t=${t},v2=`)).toBe(true);
+    expect(() => signWebhookPayloadSync({ payload: body, secret, timestamp: t + 0.5 })).toThrow(RangeError);
+  });
+
+  it("key the HMAC with the secret exactly as given, whitespace included", () => {
+    const spaced = ` ${secret} `;
+    const header = signWebhookPayloadSync({ payload: body, secret: spaced, timestamp: t });
+    expect(verifyWebhookSync({ rawBody: body, header, secret: spaced, now })).toMatchObject({ id: "evt_1" });
+    expect(() => verifyWebhookSync({ rawBody: body, header, secret, now })).toThrow(/No v2 signature matches/);
+  });
+
   it("accept a valid delivery and reject by the same reasons", () => {
     const header = signWebhookPayloadSync({ payload: body, secret, timestamp: t });
     expect(verifyWebhookSync({ rawBody: Buffer.from(body), header, secret, now })).toMatchObject({ id: "evt_1" });

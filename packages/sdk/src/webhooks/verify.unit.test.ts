@@ -63,6 +63,9 @@ describe("verifyWebhook accepts", () => {
       await expect(verifyWebhook({ rawBody, header, secret, now })).resolves.toMatchObject({ id: "evt_01JH8Y4W6Q" });
     }
     await expect(verifyWebhook({ rawBody: body, header: [header], secret, now })).resolves.toBeDefined();
+    // Header lines received apart (as Node gives a repeated header) are read together, as one list.
+    const [stamp = "", ...signatures] = header.split(",");
+    await expect(verifyWebhook({ rawBody: body, header: [stamp, ...signatures], secret, now })).resolves.toBeDefined();
   });
 
   it("whitespace around the parts of the header", async () => {
@@ -76,6 +79,12 @@ describe("verifyWebhook accepts", () => {
       await expect(verifyWebhook({ rawBody: body, header, secret, now: now + skew })).resolves.toBeDefined();
     }
     await expect(verifyWebhook({ rawBody: body, header, secret, now: new Date(now) })).resolves.toBeDefined();
+  });
+
+  it("signs over t exactly as sent, leading zeros included, never re-formatted", async () => {
+    const header = `t=0${t},v2=${digest(secret, `0${t}.${body}`)}`;
+    expect((await verifyWebhook({ rawBody: body, header, secret, now })).id).toBe("evt_01JH8Y4W6Q");
+    expect(await rejection({ header: `t=0${t},v2=${digest(secret, `${t}.${body}`)}` })).toBe("no_matching_signature");
   });
 
   it("a second v2 entry that matches, and ignores v1 entirely", async () => {
@@ -115,6 +124,7 @@ describe("verifyWebhook rejects", () => {
     }
     expect(await rejection({ header: `t=${t},t=${t},v2=${v2}` })).toBe("malformed_header");
     expect(await rejection({ header: `t=${t},v2=${v2},garbage` })).toBe("malformed_header");
+    expect(await rejection({ header: `t=${t},v2=${v2},=x` })).toBe("malformed_header");
     expect(await rejection({ header: `t=${t},v2=` })).toBe("malformed_header");
   });
 
@@ -161,6 +171,28 @@ describe("verifyWebhook rejects", () => {
     const invalidUtf8 = new Uint8Array([0x7b, 0xff, 0x7d]);
     const header = await signWebhookPayload({ payload: invalidUtf8, secret, timestamp: t });
     expect(await rejection({ header, rawBody: invalidUtf8 })).toBe("invalid_json");
+  });
+
+  it("a signed body with a byte that is not UTF-8 inside a string, rather than reading it as U+FFFD", async () => {
+    const at = body.indexOf("rst_approval");
+    const rawBody = new Uint8Array(
+      Buffer.concat([Buffer.from(body.slice(0, at)), Buffer.from([0xff]), Buffer.from(body.slice(at))]),
+    );
+    const header = await signWebhookPayload({ payload: rawBody, secret, timestamp: t });
+    expect(await rejection({ header, rawBody })).toBe("invalid_json");
+  });
+
+  it("a signed event without created_at, or whose data holds no object", async () => {
+    const event = JSON.parse(body) as Record<string, unknown>;
+    const { created_at: _, ...withoutCreatedAt } = event;
+    for (const rawBody of [
+      JSON.stringify(withoutCreatedAt),
+      JSON.stringify({ ...event, created_at: 1_767_225_600 }),
+      JSON.stringify({ ...event, data: { id: "rsv_123" } }),
+    ]) {
+      const header = await signWebhookPayload({ payload: rawBody, secret, timestamp: t });
+      expect(await rejection({ header, rawBody })).toBe("invalid_json");
+    }
   });
 });
 
