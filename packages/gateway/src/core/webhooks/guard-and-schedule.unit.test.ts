@@ -109,4 +109,18 @@ describe("signatureHeader and verifySignatureHeader", () => {
     );
     expect(() => verifySignatureHeader({ header: undefined, rawBody, secret, nowMs: now })).toThrow(/missing/);
   });
+
+  it("takes t as the second the delivery is signed in, never a later one", () => {
+    expect(signatureHeader(body, [secret], now + 999)).toBe(`t=${t},v2=${hex(`${t}.${body}`)}`);
+  });
+
+  it("refuses a t over 300 s ahead as well as behind, to the millisecond, and a t that is not an integer", () => {
+    const rawBody = Buffer.from(body);
+    const header = signatureHeader(body, [secret], now);
+    expect(() => verifySignatureHeader({ header, rawBody, secret, nowMs: now - 301_000 })).toThrow(/300 s/);
+    expect(() => verifySignatureHeader({ header, rawBody, secret, nowMs: now + 300_001 })).toThrow(/300 s/);
+    expect(() => verifySignatureHeader({ header, rawBody, secret, nowMs: now - 300_001 })).toThrow(/300 s/);
+    const decimal = `t=${t}.0,v2=${hex(`${t}.0.${body}`)}`;
+    expect(() => verifySignatureHeader({ header: decimal, rawBody, secret, nowMs: now })).toThrow(/not an integer/);
+  });
 });
