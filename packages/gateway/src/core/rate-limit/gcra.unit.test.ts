@@ -51,4 +51,23 @@ describe("gcra", () => {
     const tat = first[4]?.tat;
     expect(gcra(tat, 5000, policy)).toMatchObject({ allowed: true, remaining: 4 });
   });
+
+  it("gives a key silent for longer than that the burst, no more: an old TAT is not carried forward", () => {
+    const policy = { perMinute: 60, burst: 3 };
+    const tat = run(policy, [0, 0, 0])[2]?.tat;
+    expect(tat).toBe(3000);
+    let next = tat;
+    const decisions = Array.from({ length: 4 }, () => {
+      const decision = gcra(next, 3_600_000, policy);
+      if (decision.allowed) next = decision.tat;
+      return decision;
+    });
+    expect(decisions.map((d) => [d.allowed, d.remaining, d.resetMs])).toEqual([
+      [true, 2, 1000],
+      [true, 1, 2000],
+      [true, 0, 3000],
+      [false, 0, 3000],
+    ]);
+    expect(next).toBe(3_603_000);
+  });
 });
