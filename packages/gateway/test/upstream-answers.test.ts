@@ -168,6 +168,32 @@ describe("a provider's 408 and 3xx", () => {
   });
 });
 
+describe("a provider's 4xx and 5xx", () => {
+  it("map onto the gateway's codes, each with the provider: a 403 is a refusal as a 422 is", async () => {
+    const cases: [number, number, string, boolean, string][] = [
+      [403, 422, "provider_rejected", false, "refused the request"],
+      [422, 422, "provider_rejected", false, "refused the request"],
+      [404, 404, "not_found", false, "found no such resource"],
+      [409, 409, "conflict", false, "reported a conflict"],
+      [400, 400, "invalid_request", false, "refused the input"],
+      [500, 502, "provider_unavailable", true, "failed (HTTP 500)"],
+      [300, 502, "provider_unavailable", true, "failed (HTTP 300)"],
+    ];
+    for (const [status, expected, code, retryable, said] of cases) {
+      answer = { status, body: "{}" };
+      const response = await t.call("opendata", "list_holidays", { year: 2026 });
+      expect(response.status, String(status)).toBe(expected);
+      expect(((await response.json()) as { error: unknown }).error).toEqual({
+        code,
+        message: `The opendata provider ${said}`,
+        provider: "opendata",
+        request_id: response.headers.get("x-request-id"),
+        retryable,
+      });
+    }
+  });
+});
+
 describe("a 401 to a call made without a connection", () => {
   it("is the provider refusing the gateway itself: 502, not the connection's credentials refused", async () => {
     answer = { status: 401, body: "{}" };
