@@ -39,6 +39,11 @@ describe("requestFingerprint", () => {
     expect(requestFingerprint({ ...base, caller: "key_B" })).not.toBe(reference);
     expect(requestFingerprint({ ...base, connectionId: "conn_x" })).not.toBe(reference);
     expect(requestFingerprint({ ...base, rawBody: Buffer.from("{ }") })).not.toBe(reference);
+    // Inputs are kept apart: what one loses at its end, the next does not make up for.
+    expect(requestFingerprint({ ...base, path: "/v1/p/oc", connectionId: undefined })).not.toBe(
+      requestFingerprint({ ...base, path: "/v1/p/o", connectionId: "c" }),
+    );
+    expect(requestFingerprint({ ...base, caller: "key_AP", method: "OST" })).not.toBe(reference);
     expect(requestFingerprint({ ...base, rawBody: undefined })).toBe(
       requestFingerprint({ ...base, rawBody: Buffer.alloc(0) }),
     );

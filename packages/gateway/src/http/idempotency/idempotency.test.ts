@@ -72,6 +72,19 @@ describe("replay", () => {
     expect(executions("unavailable")).toBe(before + 1);
   });
 
+  it("stores a 500 of an operation that ran, and replays it rather than running the operation again", async () => {
+    const key = newKey();
+    const before = executions("crash");
+    const first = await post(t, "/v1/testkit/crash", "{}", { "idempotency-key": key });
+    expect(first.status).toBe(500);
+    expect(first.json.error.code).toBe("internal_error");
+    const again = await post(t, "/v1/testkit/crash", "{}", { "idempotency-key": key });
+    expect(again.status).toBe(500);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.bytes.equals(first.bytes)).toBe(true);
+    expect(executions("crash")).toBe(before + 1);
+  });
+
   it('accepts the key as a structured-field string: "k" is the key k', async () => {
     const key = newKey();
     const first = await post(t, "/v1/testkit/counter", '{"value":"sf"}', { "idempotency-key": key });

@@ -1,5 +1,6 @@
 // A test-only provider for the idempotency and rate-limit tests: an operation that counts its executions, one that
-// waits on a gate the test opens, and one whose upstream is down (502). Never part of the registry.
+// waits on a gate the test opens, one that fails with a fault of its own once it ran (500), and one whose upstream is
+// down (502). Never part of the registry.
 import { Type } from "@sinclair/typebox";
 import { GatewayError } from "../../core/errors.ts";
 import { platformProvider } from "../../providers/platform/manifest.ts";
@@ -65,6 +66,18 @@ export function createTestkit(): Testkit {
           signalEntered();
           await opened;
           return { data: { value: input.value, execution } };
+        },
+      }),
+      defineOperation({
+        id: "crash",
+        summary: "Fails with a fault of its own once it has run",
+        auth: "none",
+        input: StrictObject({}),
+        output: Type.Object({}),
+        example: { input: {}, output: {} },
+        handle: async () => {
+          count("crash");
+          throw new Error("the testkit operation failed after running");
         },
       }),
       defineOperation({
