@@ -155,3 +155,50 @@ describe("connections in the console", () => {
     expect(((await cart.json()) as any).error).toMatchObject(expectedError("not_found"));
   });
 });
+
+describe("an Idempotency-Key under delegation tokens", () => {
+  it("is bound to the connection a token holds: the same request under another connection's token is a reused key", async () => {
+    const handles: string[] = [];
+    for (const externalRef of ["idem_a", "idem_b"]) {
+      const session = await ada.operation("create_connect_session", {
+        provider_id: "shopping",
+        external_ref: externalRef,
+      });
+      const flow = await runConnectFlow({
+        connectUrl: session.body.data.connect_url,
+        username: "demo",
+        password: "demo",
+      });
+      expect(flow.ok).toBe(true);
+      handles.push(
+        (await ada.operation("list_connections", { external_ref: externalRef })).body.data.connections[0].id,
+      );
+    }
+    const [first, second] = await Promise.all(
+      handles.map(async (connection) => (await mint(ada, { connection, scopes: ["shopping"] })).body.data.token),
+    );
+    const add = (token: string) =>
+      fetch(`${t.url}/v1/shopping/add_cart_item`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          origin: t.url,
+          "idempotency-key": "delegated-add-1",
+        },
+        body: JSON.stringify({ product_id: "prod_0001" }),
+      });
+    const added = await add(first);
+    expect(added.status).toBe(200);
+    // The same user, key and body under the first token: the first answer, replayed.
+    const replayed = await add(first);
+    expect([replayed.status, replayed.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
+    // Under the other connection's token it is another request, not the first one's answer.
+    const other = await add(second!);
+    expect(other.status).toBe(409);
+    expect(((await other.json()) as any).error).toMatchObject({
+      ...expectedError("conflict"),
+      details: { reason: "idempotency_key_reused" },
+    });
+  });
+});
