@@ -72,7 +72,7 @@ describe.skipIf(testStore() !== "sqlite")("gateway keys", { timeout: 60_000 }, (
 
   it("list names a key past its expiry expired, not active", async () => {
     const { key } = JSON.parse((await gatewayCli(["keys", "create", "--scopes", "*", "--json"])).stdout);
-    const expiresAt = new Date(Math.ceil((Date.now() + 1500) / 1000) * 1000).toISOString();
+    const expiresAt = new Date(Math.ceil((Date.now() + 4_000) / 1000) * 1000).toISOString();
     const created = await fetch(`${t.url}/v1/platform/create_api_key`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },

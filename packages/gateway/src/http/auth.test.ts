@@ -93,9 +93,11 @@ describe("401 unauthorized", () => {
     expect((await call(narrow.key, "revoke_api_key", { key_id: narrow.api_key.id })).response.status).toBe(200);
   });
   it("refuses an expired key", async () => {
-    const created = await createKey(["*"], { expires_at: new Date(Date.now() + 1500).toISOString() });
+    // Four seconds: the creation and the first call must both fit before the expiry, on a loaded machine too.
+    const expiresAt = Date.now() + 4_000;
+    const created = await createKey(["*"], { expires_at: new Date(expiresAt).toISOString() });
     expect((await call(created.key, "list_api_keys")).response.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1600));
+    await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 100));
     expectAuthError(await call(created.key, "list_api_keys"), 401, "unauthorized", "The API key has expired");
   });
 
