@@ -281,3 +281,31 @@ describe("listing and sessions", () => {
     });
   });
 });
+
+describe("deleted connections", () => {
+  it("keep their row, tokens erased, for 30 days after their deletion, then the purge deletes it; live ones stay", async () => {
+    const { connection: live } = await connect(s.t, "purge_live");
+    const { connection } = await connect(s.t, "purge_deleted");
+    expect((await platform(s.t, "delete_connection", { connection_id: connection.id })).status).toBe(200);
+    const { connections } = s.t.gateway.core;
+    const ids = () =>
+      s.t.gateway.core.store.db
+        .selectFrom("connections")
+        .select("id")
+        .where("id", "in", [live.id, connection.id])
+        .orderBy("id")
+        .execute()
+        .then((rows) => rows.map((row) => row.id));
+
+    s.clock.advance(30 * 24 * 3600_000 - 1);
+    await connections!.purgeDeleted();
+    expect(await ids()).toEqual([live.id, connection.id].sort());
+    s.clock.advance(1);
+    expect(await connections!.purgeDeleted()).toBeGreaterThanOrEqual(1);
+    expect(await ids()).toEqual([live.id]);
+    // Its id answers as it did once deleted: 404, as an unknown id.
+    const gone = await platform(s.t, "get_connection", { connection_id: connection.id });
+    expect([gone.status, gone.body.error.code]).toEqual([404, "not_found"]);
+    expect((await platform(s.t, "get_connection", { connection_id: live.id })).status).toBe(200);
+  });
+});

@@ -1,11 +1,12 @@
 // Connections: a tenant's end user authorised at a provider. Resolution of credentials-mode calls (with refresh),
 // reading, listing and deleting (with revocation at the provider). State changes live in lifecycle.ts.
 import { type Kysely, sql, type Transaction } from "kysely";
+import { purgeInBatches, rowsByTime, type Stopping } from "../../store/batched-purge.ts";
 import type { ConnectionsTable, Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { notFound } from "../errors.ts";
-import type { Events } from "../events/events.ts";
+import { type Events, eventRetentionMs } from "../events/events.ts";
 import { newestFirstPage } from "../pagination.ts";
 import { printable } from "../printable.ts";
 import type { ConnectionResolver } from "../services.ts";
@@ -34,6 +35,12 @@ export interface ListConnectionsInput {
   limit: number;
 }
 
+/**
+ * How long a deleted connection's row is kept (its tokens are erased when it is deleted): as long as the events that
+ * name it, so that an event's connection id still answers 404 "deleted" alike, then it goes with its external_ref.
+ */
+export const deletedConnectionRetentionMs = eventRetentionMs;
+
 const noConnectionAtAll = (connectionId: string) => notFound(`No connection ${printable(connectionId)}`);
 
 export class Connections implements ConnectionResolver {
@@ -58,6 +65,15 @@ export class Connections implements ConnectionResolver {
    */
   stop(): Promise<void> {
     return this.refresher.stop();
+  }
+
+  /**
+   * Deletes the rows of connections deleted more than `deletedConnectionRetentionMs` ago, a batch at a time, until
+   * none is left or `stopping` says so; answers how many went. Each node runs it with the connect sessions' purge.
+   */
+  purgeDeleted(stopping?: Stopping): Promise<number> {
+    const cutoff = this.deps.clock.now() - deletedConnectionRetentionMs;
+    return purgeInBatches(rowsByTime(this.deps.db, "connections", "deleted_at"), cutoff, stopping);
   }
 
   /** Whether the provider can be connected (it declares OAuth and its authorization server is known). */

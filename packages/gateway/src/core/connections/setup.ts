@@ -43,11 +43,11 @@ export interface ConnectionServicesOptions {
 export interface ConnectionServices {
   connections: Connections;
   connectSessions: ConnectSessions;
-  /** Stops the purge of sessions past their retention, ending a run under way after its current batch. */
+  /** Stops the purge of sessions and deleted connections past their retention, after its current batch. */
   close(): Promise<void>;
 }
 
-/** How often each node deletes the connect sessions past their retention (and once at start). */
+/** How often each node deletes the connect sessions and deleted connections past their retention (and once at start). */
 const purgeIntervalMs = 60 * 60_000;
 
 export function createConnectionServices(options: ConnectionServicesOptions): ConnectionServices {
@@ -89,9 +89,12 @@ export function createConnectionServices(options: ConnectionServicesOptions): Co
     oauthClient,
   });
   const purge = new PeriodicPurge(
-    (stopping) => connectSessions.purgeExpired(stopping),
+    async (stopping) => {
+      await connectSessions.purgeExpired(stopping);
+      if (!stopping()) await connections.purgeDeleted(stopping);
+    },
     purgeIntervalMs,
-    (err: unknown) => options.log?.warn({ err }, "connect session purge failed"),
+    (err: unknown) => options.log?.warn({ err }, "connection purge failed"),
     { immediately: true },
   );
   return { connections, connectSessions, close: () => purge.stop() };

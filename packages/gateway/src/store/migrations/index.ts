@@ -11,6 +11,7 @@ import * as delegationSessions from "./0008_delegation_sessions.ts";
 import * as unownedHistory from "./0009_unowned_history.ts";
 import * as connectSessionsExpiry from "./0010_connect_sessions_expiry.ts";
 import * as consoleEmailsNfc from "./0011_console_emails_nfc.ts";
+import * as connectionsDeleted from "./0012_connections_deleted.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_accounts_and_keys": accountsAndKeys,
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   "0009_unowned_history": unownedHistory,
   "0010_connect_sessions_expiry": connectSessionsExpiry,
   "0011_console_emails_nfc": consoleEmailsNfc,
+  "0012_connections_deleted": connectionsDeleted,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
