@@ -24,8 +24,12 @@ interface SecretRow {
 export class EndpointSecrets {
   /** The secrets of some endpoints, compiled once per count: delivery reads them whenever its kept copy is stale. */
   private readonly secretsOf: (endpointIds: readonly string[]) => Promise<{ rows: unknown[] }>;
-  /** Opened secrets by sealed value: a sealed value never changes, so delivery does not decrypt on every attempt. */
-  private readonly opened = new Map<string, string>();
+  /**
+   * Opened secrets by endpoint, then by sealed value: a sealed value never changes, so delivery does not decrypt on
+   * every attempt. Each read of an endpoint's secrets keeps only those still stored, so that a secret rotated out (a
+   * leaked one) is not kept in memory in the clear once delivery has read the endpoint's secrets again.
+   */
+  private readonly opened = new Map<string, Map<string, string>>();
 
   constructor(
     db: Kysely<Database>,
@@ -85,21 +89,32 @@ export class EndpointSecrets {
     const rows = (await this.secretsOf(endpointIds)).rows as SecretRow[];
     const endOf = (row: SecretRow) => (row.expires_at === null ? Infinity : Number(row.expires_at));
     rows.sort((a, b) => endOf(b) - endOf(a) || Number(b.created_at) - Number(a.created_at));
+    const kept = new Map<string, Map<string, string>>();
     for (const row of rows) {
       const list = result.get(row.endpoint_id) ?? [];
-      list.push({ secret: this.open(row.secret_sealed), endsAt: endOf(row) });
+      const opened = kept.get(row.endpoint_id) ?? new Map<string, string>();
+      kept.set(row.endpoint_id, opened);
+      const plain = this.opened.get(row.endpoint_id)?.get(row.secret_sealed) ?? this.box.open(row.secret_sealed);
+      opened.set(row.secret_sealed, plain);
+      list.push({ secret: plain, endsAt: endOf(row) });
       result.set(row.endpoint_id, list);
+    }
+    for (const endpointId of endpointIds) {
+      const opened = kept.get(endpointId);
+      if (opened === undefined) {
+        this.opened.delete(endpointId);
+      } else {
+        if (this.opened.size >= 10_000 && !this.opened.has(endpointId)) this.opened.clear();
+        this.opened.set(endpointId, opened);
+      }
     }
     return result;
   }
 
-  private open(sealed: string): string {
-    let plain = this.opened.get(sealed);
-    if (plain === undefined) {
-      plain = this.box.open(sealed);
-      if (this.opened.size > 10_000) this.opened.clear();
-      this.opened.set(sealed, plain);
-    }
-    return plain;
+  /** How many secrets are kept opened, over every endpoint (for tests). */
+  get openedCount(): number {
+    let count = 0;
+    for (const opened of this.opened.values()) count += opened.size;
+    return count;
   }
 }
