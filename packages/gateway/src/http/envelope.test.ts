@@ -620,6 +620,34 @@ describe("a request whose client closes the connection before the answer", () =>
     expect(metrics).toMatch(/gateway_requests_total\{provider="catalog",operation="site_metadata",status="499"\} 1/);
   });
 
+  /** Holds the catalogue's next `count` site_metadata answers for 1.5 s. */
+  const delaySiteMetadata = async (count: number) => {
+    const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ delay_ms: 1500, count, path_prefix: "/api/v1/site" }),
+    });
+    expect(fault.status).toBe(201);
+  };
+  /** Sends `count` site_metadata requests, whole, on one new connection (pipelined); answers the socket. */
+  const sendWhole = async (count: number) => {
+    const { port, hostname } = new URL(t.url);
+    const socket = net.connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.on("error", () => {});
+    const request =
+      `POST /v1/catalog/site_metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
+      "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+    socket.write(request.repeat(count));
+    return socket;
+  };
+  const siteMetadataLines = (from: number) =>
+    logLines
+      .slice(from)
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.path === "/v1/catalog/site_metadata");
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
   // A request whose body was read whole is not "aborted" for Node when its connection closes, and its answer, written
   // to a closed connection, never finishes: it is observed when the connection closes, like one without a body.
   for (const close of ["end", "resetAndDestroy"] as const) {
@@ -630,29 +658,14 @@ describe("a request whose client closes the connection before the answer", () =>
         return Number(metrics.match(line)?.[1] ?? 0);
       };
       const countedBefore = await counted();
-      const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
-      });
-      expect(fault.status).toBe(201);
+      await delaySiteMetadata(1);
       const before = logLines.length;
-      const { port, hostname } = new URL(t.url);
-      const socket = net.connect(Number(port), hostname);
-      await new Promise((resolve) => socket.once("connect", resolve));
-      socket.on("error", () => {});
-      socket.write(
-        `POST /v1/catalog/site_metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
-          "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
-      );
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      const socket = await sendWhole(1);
+      await sleep(200);
       socket[close]();
       // The operation runs on and ends meanwhile: its answer goes nowhere, and nothing more is logged.
-      await new Promise((resolve) => setTimeout(resolve, 1800));
-      const lines = logLines
-        .slice(before)
-        .map((line) => JSON.parse(line))
-        .filter((line) => line.path === "/v1/catalog/site_metadata");
+      await sleep(1800);
+      const lines = siteMetadataLines(before);
       expect(lines).toEqual([
         expect.objectContaining({ msg: "request", status: 499, provider: "catalog", operation: "site_metadata" }),
       ]);
@@ -663,29 +676,14 @@ describe("a request whose client closes the connection before the answer", () =>
   }
 
   it("logs and counts every request pipelined on the connection, each once, as 499", async () => {
-    const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ delay_ms: 1500, count: 3, path_prefix: "/api/v1/site" }),
-    });
-    expect(fault.status).toBe(201);
+    await delaySiteMetadata(3);
     const before = logLines.length;
-    const { port, hostname } = new URL(t.url);
-    const socket = net.connect(Number(port), hostname);
-    await new Promise((resolve) => socket.once("connect", resolve));
-    socket.on("error", () => {});
-    const request =
-      `POST /v1/catalog/site_metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
-      "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
     // Node answers pipelined requests in order: the second and third wait behind the first, unanswered.
-    socket.write(request.repeat(3));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const socket = await sendWhole(3);
+    await sleep(200);
     socket.resetAndDestroy();
-    await new Promise((resolve) => setTimeout(resolve, 1800));
-    const lines = logLines
-      .slice(before)
-      .map((line) => JSON.parse(line))
-      .filter((line) => line.path === "/v1/catalog/site_metadata");
+    await sleep(1800);
+    const lines = siteMetadataLines(before);
     expect(lines.map((line) => [line.status, line.operation])).toEqual([
       [499, "site_metadata"],
       [499, "site_metadata"],
