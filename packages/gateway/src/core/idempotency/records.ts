@@ -124,16 +124,23 @@ export class IdempotencyRecords {
 
   /**
    * Claims, or while another request runs under the key, polls until it completes (answering its response), is
-   * released (claiming), or `waitMs` passes (answering `running`).
+   * released (claiming), or `waitMs` passes or `gone` says the caller left (answering `running`): a repeat whose client
+   * closed its connection neither polls the store on for nothing nor runs the operation for nobody.
    */
-  async claimOrWait(ref: RecordRef, fingerprint: string, waitMs: number, onWait?: () => void): Promise<ClaimOutcome> {
+  async claimOrWait(
+    ref: RecordRef,
+    fingerprint: string,
+    waitMs: number,
+    onWait?: () => void,
+    gone?: () => boolean,
+  ): Promise<ClaimOutcome> {
     const deadline = performance.now() + waitMs;
     let delay = pollStartMs;
     let outcome = await this.claim(ref, fingerprint);
     if (outcome.kind === "running") onWait?.();
     while (outcome.kind === "running") {
       const left = deadline - performance.now();
-      if (left <= 0) return outcome;
+      if (left <= 0 || gone?.()) return outcome;
       await sleep(Math.min(delay, left));
       delay = Math.min(delay * 2, pollMaxMs);
       outcome = await this.claim(ref, fingerprint);

@@ -1,5 +1,6 @@
 // Idempotency-Key over real HTTP: byte-for-byte replay, reuse and in-progress conflicts, waiting for the
 // first request, 24-hour retention on a fake clock, nothing stored for answers that executed nothing, lease takeover.
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
 import { idempotencyKeyHash, requestFingerprint } from "../../core/idempotency/key.ts";
@@ -235,6 +236,35 @@ describe("waiting", () => {
     expect(b.headers.get("idempotent-replayed")).toBe("true");
     expect(b.bytes.equals(a.bytes)).toBe(true);
     expect(executions("gate")).toBe(before + 1);
+  });
+});
+
+describe("a repeat whose client leaves while it waits", () => {
+  it("stops waiting (and polling the store) when its connection closes, and runs nothing", async () => {
+    kit.gate.reset();
+    const key = newKey();
+    const before = executions("gate");
+    const first = post(t, "/v1/testkit/gate", '{"value":"left"}', { "idempotency-key": key });
+    await kit.gate.entered;
+    const waitingNow = async () => (await t.gateway.metrics.idempotencyWaiting.get()).values[0]?.value;
+    const { port, hostname } = new URL(t.url);
+    const socket = net.connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.on("error", () => {});
+    const body = '{"value":"left"}';
+    socket.write(
+      `POST /v1/testkit/gate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\nIdempotency-Key: ${key}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    await until(async () => (await waitingNow()) === 1);
+    socket.destroy();
+    // Well within the 10 s wait, and with the first request still running.
+    await until(async () => (await waitingNow()) === 0, 3_000);
+    kit.gate.open();
+    expect((await first).status).toBe(200);
+    expect(executions("gate")).toBe(before + 1);
+    const replayed = await post(t, "/v1/testkit/gate", body, { "idempotency-key": key });
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
   });
 });
 

@@ -115,10 +115,16 @@ async function claimOrReplay(
 
   let waiting = false;
   const outcome = await deps.records
-    .claimOrWait(ref, fingerprint, deps.waitMs, () => {
-      waiting = true;
-      deps.metrics.idempotencyWaiting.inc();
-    })
+    .claimOrWait(
+      ref,
+      fingerprint,
+      deps.waitMs,
+      () => {
+        waiting = true;
+        deps.metrics.idempotencyWaiting.inc();
+      },
+      () => request.raw.socket?.destroyed ?? true,
+    )
     .finally(() => waiting && deps.metrics.idempotencyWaiting.dec());
 
   switch (outcome.kind) {
