@@ -1,9 +1,10 @@
-// The instant a `date-time` input names, read as JSON Schema's format reads it (RFC 3339, with the `t`, space and
-// `+hh` or `+hhmm` offset forms the format also accepts). Date.parse is not that reader: it refuses "…T10:00:00+09",
-// and its fallback for other forms reads the year 0049 of "0049-06-15 12:30:15Z" as 2049.
+// The instant a `date-time` input names, read as JSON Schema's format reads it (RFC 3339, with the `t`, any white
+// space between date and time, and the `+hh` or `+hhmm` offset forms the format also accepts). Date.parse is not that
+// reader: it refuses "…T10:00:00+09", and its fallback for other forms reads the year 0049 of "0049-06-15 12:30:15Z"
+// as 2049.
 
 const dateTime =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
+  /^(\d{4})-(\d{2})-(\d{2})[Tt\s](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
 
 /** Milliseconds since the epoch, or NaN for what names no instant: another form, a leap second (:60), 24:00. */
 export function readDateTime(text: string): number {

@@ -18,6 +18,9 @@ describe("readDateTime", () => {
     expect(iso("2027-01-01t10:00:00-11")).toBe("2027-01-01T21:00:00.000Z");
     expect(iso("2027-01-01T10:00:00+0545")).toBe("2027-01-01T04:15:00.000Z");
     expect(iso("2027-01-01 10:00:00z")).toBe("2027-01-01T10:00:00.000Z");
+    // The format takes any white space between date and time (its \s), a tab as a space.
+    expect(iso("2027-01-01\t10:00:00Z")).toBe("2027-01-01T10:00:00.000Z");
+    expect(iso("2027-01-01\u00a010:00:00+09")).toBe("2027-01-01T01:00:00.000Z");
   });
 
   it("keeps a year below 100 as written", () => {
