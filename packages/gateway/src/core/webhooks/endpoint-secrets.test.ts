@@ -43,3 +43,21 @@ it("keeps opened only the secrets still stored: a rotated-out or deleted endpoin
   expect(await read()).toBeUndefined();
   expect(secrets.openedCount).toBe(0);
 });
+
+it("keeps nothing opened of an endpoint deleted or rotated through this node, without another read", async () => {
+  const clock = new FakeClock(Date.parse("2026-11-25T10:00:00.000Z"));
+  const { db } = t.gateway.core.store;
+  const endpoints = new WebhookEndpoints(db, clock, t.gateway.core.secretBox, allowAll);
+  const opened = () => (endpoints as unknown as { secrets: EndpointSecrets }).secrets.openedCount;
+  const id = (await endpoints.set(account, { url: "http://127.0.0.1:9/hooks", event_types: ["*"] })).endpoint.id;
+
+  await endpoints.signingSecrets([id]);
+  expect(opened()).toBe(1);
+  await endpoints.rotate(account, 60);
+  expect(opened()).toBe(0);
+  expect((await endpoints.signingSecrets([id])).get(id)).toHaveLength(2);
+  expect(opened()).toBe(2);
+  // Deleting it fails its pending deliveries: delivery never reads its secrets again.
+  await endpoints.delete(account);
+  expect(opened()).toBe(0);
+});

@@ -27,7 +27,8 @@ export class EndpointSecrets {
   /**
    * Opened secrets by endpoint, then by sealed value: a sealed value never changes, so delivery does not decrypt on
    * every attempt. Each read of an endpoint's secrets keeps only those still stored, so that a secret rotated out (a
-   * leaked one) is not kept in memory in the clear once delivery has read the endpoint's secrets again.
+   * leaked one) is not kept in memory in the clear once delivery has read the endpoint's secrets again; a rotation or
+   * deletion through this node drops the endpoint's at once (forget).
    */
   private readonly opened = new Map<string, Map<string, string>>();
 
@@ -109,6 +110,14 @@ export class EndpointSecrets {
       }
     }
     return result;
+  }
+
+  /**
+   * Drops what is kept opened of an endpoint changed on this node (its secret rotated, or the endpoint deleted, after
+   * which delivery never reads its secrets again); the next read opens those still stored.
+   */
+  forget(endpointId: string): void {
+    this.opened.delete(endpointId);
   }
 
   /** How many secrets are kept opened, over every endpoint (for tests). */

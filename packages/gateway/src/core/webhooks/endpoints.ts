@@ -67,6 +67,7 @@ export class WebhookEndpoints {
   }
 
   private changed(endpointId: string): void {
+    this.secrets.forget(endpointId);
     for (const listener of this.listeners) listener(endpointId);
   }
 
