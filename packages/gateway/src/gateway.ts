@@ -168,7 +168,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // Token refreshes under way end before the upstreams and the store close (their tokens are kept); none starts
     // once the node is stopping: close() stops them before requests drain, and this closer waits for the rest.
     const stopRefreshes = () => connectionServices.connections.stop();
-    closers.push(connectionServices.close, stopRefreshes);
+    closers.push(connectionServices.stopPurge, stopRefreshes);
     core.connections = connectionServices.connections;
     core.connectSessions = connectionServices.connectSessions;
 

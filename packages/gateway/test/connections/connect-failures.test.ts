@@ -1,6 +1,7 @@
 // Every way a connect flow can go wrong ends on a clear page and creates no connection: consent refused, a wrong
 // password, a replayed callback, an authorization code injected into another session (PKCE), an expired or unknown
 // link, another browser, and a provider that cannot be reached.
+import { DeleteQueryNode, type KyselyPlugin, TableNode } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runConnectFlow } from "../../src/cli/connect-flow.ts";
 import { FormBrowser, formsOf, type Page, textOf } from "../../src/cli/form-browser.ts";
@@ -303,7 +304,7 @@ describe("sessions past their retention", () => {
         });
         return started;
       });
-      await services.close();
+      await services.stopPurge();
 
       expect(recorder.deletes).toEqual([
         ["connect_sessions", 1_000],
@@ -315,9 +316,42 @@ describe("sessions past their retention", () => {
       expect(await backlogLeft()).toEqual([{ external_ref: "backlog-kept" }]);
     });
 
+    it("still purges deleted connections when the sessions' purge fails, and logs the failure", async () => {
+      const { core } = s.t.gateway;
+      const refuseSessionDeletes: KyselyPlugin = {
+        transformQuery: (args) => {
+          const from = DeleteQueryNode.is(args.node) ? args.node.from.froms[0] : undefined;
+          if (from && TableNode.is(from) && from.table.identifier.name === "connect_sessions") {
+            throw new Error("the store refused the delete");
+          }
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      };
+      const recorder = deleteRecorder();
+      const warnings: string[] = [];
+      const services = createConnectionServices({
+        store: { ...core.store, db: core.store.db.withPlugin(refuseSessionDeletes).withPlugin(recorder.plugin) },
+        clock: core.clock,
+        secretBox: core.secretBox,
+        events: core.events,
+        publicUrl: core.publicUrl,
+        providers: [],
+        upstreamUrls: {},
+        oauthClients: {},
+        timeoutMs: 1_000,
+        log: { warn: (_object, message) => warnings.push(message) },
+      });
+      await vi.waitFor(() => expect(recorder.deletes.map(([table]) => table)).toEqual(["connections"]), {
+        timeout: 10_000,
+      });
+      await services.stopPurge();
+      expect(warnings).toEqual(["connect session purge failed"]);
+    });
+
     it("stops after its current batch when the node stops, and the node waits for that batch", async () => {
       const { recorder, start } = await nodeWithBacklog();
-      await start().close();
+      await start().stopPurge();
 
       expect(recorder.deletes).toEqual([["connect_sessions", 1_000]]);
       expect(await backlogLeft()).toHaveLength(1_501);

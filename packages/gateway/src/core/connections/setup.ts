@@ -43,8 +43,11 @@ export interface ConnectionServicesOptions {
 export interface ConnectionServices {
   connections: Connections;
   connectSessions: ConnectSessions;
-  /** Stops the purge of sessions and deleted connections past their retention, after its current batch. */
-  close(): Promise<void>;
+  /**
+   * Stops the purge of sessions and deleted connections past their retention, after its current batch (the token
+   * refreshes are the connections' to stop: `connections.stop()`).
+   */
+  stopPurge(): Promise<void>;
 }
 
 /** How often each node deletes the connect sessions and deleted connections past their retention (and once at start). */
@@ -88,14 +91,16 @@ export function createConnectionServices(options: ConnectionServicesOptions): Co
     connections,
     oauthClient,
   });
+  const failed = (what: string) => (err: unknown) => options.log?.warn({ err }, `${what} purge failed`);
   const purge = new PeriodicPurge(
     async (stopping) => {
-      await connectSessions.purgeExpired(stopping);
-      if (!stopping()) await connections.purgeDeleted(stopping);
+      // Each its own: one failing (the store, a moment) does not keep the other from its run.
+      await connectSessions.purgeExpired(stopping).catch(failed("connect session"));
+      if (!stopping()) await connections.purgeDeleted(stopping).catch(failed("deleted connection"));
     },
     purgeIntervalMs,
-    (err: unknown) => options.log?.warn({ err }, "connection purge failed"),
+    failed("connection"),
     { immediately: true },
   );
-  return { connections, connectSessions, close: () => purge.stop() };
+  return { connections, connectSessions, stopPurge: () => purge.stop() };
 }

@@ -31,6 +31,8 @@ export class EndpointSecrets {
    * deletion through this node drops the endpoint's at once (forget).
    */
   private readonly opened = new Map<string, Map<string, string>>();
+  /** Counts `forget`s: a read that overlaps one does not keep what it read (it may be what was just rotated out). */
+  private forgotten = 0;
 
   constructor(
     db: Kysely<Database>,
@@ -87,6 +89,7 @@ export class EndpointSecrets {
   async signingSecrets(endpointIds: readonly string[]): Promise<Map<string, SigningSecret[]>> {
     const result = new Map<string, SigningSecret[]>();
     if (endpointIds.length === 0) return result;
+    const forgottenBefore = this.forgotten;
     const rows = (await this.secretsOf(endpointIds)).rows as SecretRow[];
     const endOf = (row: SecretRow) => (row.expires_at === null ? Infinity : Number(row.expires_at));
     rows.sort((a, b) => endOf(b) - endOf(a) || Number(b.created_at) - Number(a.created_at));
@@ -100,6 +103,7 @@ export class EndpointSecrets {
       list.push({ secret: plain, endsAt: endOf(row) });
       result.set(row.endpoint_id, list);
     }
+    if (this.forgotten !== forgottenBefore) return result;
     for (const endpointId of endpointIds) {
       const opened = kept.get(endpointId);
       if (opened === undefined) {
@@ -117,6 +121,7 @@ export class EndpointSecrets {
    * which delivery never reads its secrets again); the next read opens those still stored.
    */
   forget(endpointId: string): void {
+    this.forgotten++;
     this.opened.delete(endpointId);
   }
 
