@@ -210,7 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // its idempotency record and upstream metrics show. The connection's close is the one signal of every case: Node
   // calls a request whose body was read whole not aborted, an answer written to a closed connection never finishes
   // (no onResponse), and one queued behind a pipelined request is never given the connection at all.
-  const unanswered = (socket: Connection) => {
+  function unanswered(socket: Connection): Set<FastifyRequest> {
     const requests = socket[requestsInFlight];
     if (requests !== undefined) return requests;
     const opened = new Set<FastifyRequest>();
@@ -221,7 +221,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }
     });
     return opened;
-  };
+  }
 
   registerBodyParsing(app);
   registerErrorHandling(app, allowedMethods);

@@ -669,7 +669,8 @@ describe("a request whose client closes the connection before the answer", () =>
       expect(lines).toEqual([
         expect.objectContaining({ msg: "request", status: 499, provider: "catalog", operation: "site_metadata" }),
       ]);
-      expect(lines[0].latency_ms).toBeGreaterThanOrEqual(150);
+      // It ran until the close, 200 ms after it was sent (less what the server took to begin it), not to its answer.
+      expect(lines[0].latency_ms).toBeGreaterThanOrEqual(100);
       expect(lines[0].latency_ms).toBeLessThan(1500);
       expect(await counted()).toBe(countedBefore + 1);
     });
