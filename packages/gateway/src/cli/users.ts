@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { Command } from "commander";
 import { Accounts } from "../core/accounts.ts";
 import { invalidRequest } from "../core/errors.ts";
+import { printable } from "../core/printable.ts";
 import { Users } from "../core/users/users.ts";
 import { clock, print, requireAccount, withStore } from "./shared.ts";
 
@@ -14,6 +15,16 @@ import { clock, print, requireAccount, withStore } from "./shared.ts";
  * decoded to U+FFFD (a password nobody could type at sign-in), and a leading byte order mark, which Windows tools
  * write, is no part of it.
  */
+/**
+ * An email as `users list` prints it: one an earlier version stored decomposed (not NFC, which migration 0011 left for
+ * its composed form was taken) has its combining marks as \u escapes, so that it looks unlike the composed one and can
+ * be typed as stored (bash: $'\u30ab\u3099@example.jp') to reach it.
+ */
+function shownEmail(email: string): string {
+  if (email === email.normalize("NFC")) return printable(email);
+  return printable(email.replace(/\p{M}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -72,7 +83,7 @@ export function usersCommand(): Command {
             : listed
                 .map((u) => {
                   const lastSignIn = iso(u.last_sign_in_at) ?? "never";
-                  return `${u.id}  ${u.email}  account ${u.account_id}  last sign-in ${lastSignIn}`;
+                  return `${u.id}  ${shownEmail(u.email)}  account ${u.account_id}  last sign-in ${lastSignIn}`;
                 })
                 .join("\n"),
         );

@@ -159,6 +159,31 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
     expect((await users.list()).map((user) => user.email)).not.toContain("spaces@example.com");
   });
 
+  it("reaches a user an earlier version stored decomposed, beside its composed twin, by the email as stored", async () => {
+    const { db } = t.gateway.core.store;
+    const row = (id: string, email: string) => ({
+      id,
+      account_id: "default",
+      email,
+      password_hash: "scrypt$1$8$1$AA$AA",
+      created_at: 1,
+      last_sign_in_at: null,
+    });
+    // What migration 0011 leaves when the composed form (ガ as one code point) is taken: カ and U+3099.
+    await db
+      .insertInto("console_users")
+      .values([row("usr_twincomposed0001", "\u30ac@twin.jp"), row("usr_twindecomposed01", "\u30ab\u3099@twin.jp")])
+      .execute();
+    const listed = await gatewayCli(["users", "list"]);
+    expect(listed.stdout).toMatch(/^usr_twincomposed0001 {2}\u30ac@twin\.jp {2}account default/m);
+    expect(listed.stdout).toMatch(/^usr_twindecomposed01 {2}\u30ab\\u3099@twin\.jp {2}account default/m);
+    // Typed as stored, each reaches its own row.
+    const decomposed = await gatewayCli(["users", "delete", "--email", "\u30ab\u3099@twin.jp", "--json"]);
+    expect([decomposed.code, JSON.parse(decomposed.stdout).id]).toEqual([0, "usr_twindecomposed01"]);
+    const composed = await gatewayCli(["users", "delete", "--email", "\u30ac@twin.jp", "--json"]);
+    expect([composed.code, JSON.parse(composed.stdout).id]).toEqual([0, "usr_twincomposed0001"]);
+  });
+
   it("deletes a user: signing in and the user's open sessions stop working", async () => {
     const session = new ConsoleClient(t.url);
     expect((await session.signIn("ops@example.com", "a brand new passphrase")).status).toBe(200);

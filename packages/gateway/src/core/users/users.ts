@@ -101,10 +101,20 @@ export class Users {
   }
 }
 
-/** The user's row, or 404 naming the email. */
+/**
+ * The user's row, or 404 naming the email. The email as stored, when a row has it exactly (trimmed, in lower case),
+ * else in NFC: a user an earlier version stored decomposed, whose composed form another user held when migration 0011
+ * ran, is reached by typing it as stored (and `users list` writes it with escapes, which tell it apart).
+ */
 async function byEmail(db: Kysely<Database>, email: string): Promise<ConsoleUsersTable> {
   const normalised = normaliseEmail(email);
-  const row = await db.selectFrom("console_users").selectAll().where("email", "=", normalised).executeTakeFirst();
-  if (!row) throw notFound(`No console user with the email ${normalised}`);
+  const asTyped = email.trim().toLowerCase();
+  const rows = await db
+    .selectFrom("console_users")
+    .selectAll()
+    .where("email", "in", [...new Set([asTyped, normalised])])
+    .execute();
+  const row = rows.find((r) => r.email === asTyped) ?? rows[0];
+  if (!row) throw notFound(`No console user with the email ${printable(normalised)}`);
   return row;
 }

@@ -1,6 +1,7 @@
 // Console users' emails in Unicode NFC, as they are now compared: an email written with decomposed characters (カ and
 // U+3099 for ガ) is the same email as the composed one. A row whose composed form another row holds already is left
-// as it is: both users stay and `users list` shows both, but sign-in and the CLI's --email reach the composed one only.
+// as it is: both users stay; sign-in reaches the composed one, and the CLI's --email each one by its email as stored
+// (`users list` writes the decomposed one's combining marks as \u escapes).
 import type { Kysely } from "kysely";
 
 interface Tables {
