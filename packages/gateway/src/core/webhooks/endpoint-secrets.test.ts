@@ -1,8 +1,8 @@
 // The signing secrets delivery reads (on the store under test), kept opened so that an attempt does not decrypt them
 // again: only those still stored are kept, so that a secret rotated out (a leaked one) leaves memory at the next read.
-import type { KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
+import { holdFirstResult } from "../../../test/held-result.ts";
 import { FakeClock } from "../../../test/webhooks/fake-clock.ts";
 import { EndpointSecrets } from "./endpoint-secrets.ts";
 import { WebhookEndpoints } from "./endpoints.ts";
@@ -66,35 +66,16 @@ it("keeps nothing opened of an endpoint deleted or rotated through this node, wi
 it("keeps nothing a read found when the endpoint was changed on this node while the read ran", async () => {
   const clock = new FakeClock(Date.parse("2026-11-25T10:00:00.000Z"));
   const { db } = t.gateway.core.store;
-  let hold: Promise<void> | undefined;
-  let reading: () => void = () => {};
-  const entered = new Promise<void>((resolve) => {
-    reading = resolve;
-  });
-  // Holds the answer of the secrets' read until the test lets it go.
-  const holdReads: KyselyPlugin = {
-    transformQuery: (args) => args.node,
-    transformResult: async (args) => {
-      if (hold) {
-        reading();
-        await hold;
-      }
-      return args.result;
-    },
-  };
+  // Holds the answer of the secrets' first read until the test lets it go.
+  const hold = holdFirstResult();
   const endpoints = new WebhookEndpoints(db, clock, t.gateway.core.secretBox, allowAll);
-  const secrets = new EndpointSecrets(db.withPlugin(holdReads), t.gateway.core.secretBox);
+  const secrets = new EndpointSecrets(db.withPlugin(hold.plugin), t.gateway.core.secretBox);
   const id = (await endpoints.set(account, { url: "http://127.0.0.1:9/hooks", event_types: ["*"] })).endpoint.id;
 
-  let release: () => void = () => {};
-  hold = new Promise<void>((resolve) => {
-    release = resolve;
-  });
   const read = secrets.signingSecrets([id]);
-  await entered;
+  await hold.held;
   secrets.forget(id);
-  hold = undefined;
-  release();
+  hold.release();
   expect((await read).get(id)).toHaveLength(1);
   expect(secrets.openedCount).toBe(0);
   // The next read keeps what it finds.
