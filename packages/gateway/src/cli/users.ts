@@ -6,25 +6,24 @@ import { randomBytes } from "node:crypto";
 import { Command } from "commander";
 import { Accounts } from "../core/accounts.ts";
 import { invalidRequest } from "../core/errors.ts";
-import { printable } from "../core/printable.ts";
+import { printable, unicodeEscape } from "../core/printable.ts";
 import { Users } from "../core/users/users.ts";
 import { clock, print, requireAccount, withStore } from "./shared.ts";
 
-/**
- * The password on standard input, without its last line break. Bytes that are not UTF-8 are refused rather than
- * decoded to U+FFFD (a password nobody could type at sign-in), and a leading byte order mark, which Windows tools
- * write, is no part of it.
- */
 /**
  * An email as `users list` prints it: one an earlier version stored decomposed (not NFC, which migration 0011 left for
  * its composed form was taken) has its combining marks as \u escapes, so that it looks unlike the composed one and can
  * be typed as stored (bash: $'\u30ab\u3099@example.jp') to reach it.
  */
 function shownEmail(email: string): string {
-  if (email === email.normalize("NFC")) return printable(email);
-  return printable(email.replace(/\p{M}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+  return printable(email === email.normalize("NFC") ? email : email.replace(/\p{M}/gu, unicodeEscape));
 }
 
+/**
+ * The password on standard input, without its last line break. Bytes that are not UTF-8 are refused rather than
+ * decoded to U+FFFD (a password nobody could type at sign-in), and a leading byte order mark, which Windows tools
+ * write, is no part of it.
+ */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

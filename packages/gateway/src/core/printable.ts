@@ -6,5 +6,7 @@
 // U+061C (the Arabic letter mark) is a bidirectional control as much as U+200E and U+200F are.
 const acting = /[\p{Cc}\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu;
 
-export const printable = (text: string): string =>
-  text.replace(acting, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+/** A character written as its \u escape. */
+export const unicodeEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+export const printable = (text: string): string => text.replace(acting, unicodeEscape);
