@@ -1,11 +1,12 @@
 // Every way a connect flow can go wrong ends on a clear page and creates no connection: consent refused, a wrong
 // password, a replayed callback, an authorization code injected into another session (PKCE), an expired or unknown
 // link, another browser, and a provider that cannot be reached.
-import { DeleteQueryNode, type KyselyPlugin, TableNode } from "kysely";
+import { DeleteQueryNode, type Kysely, type KyselyPlugin, TableNode } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runConnectFlow } from "../../src/cli/connect-flow.ts";
 import { FormBrowser, formsOf, type Page, textOf } from "../../src/cli/form-browser.ts";
 import { createConnectionServices } from "../../src/core/connections/setup.ts";
+import type { Database } from "../../src/store/schema.ts";
 import { deleteRecorder, turnsDuring } from "../purges.ts";
 import { armFault, createSession, platform, type ShoppingSetup, startShopping } from "./setup.ts";
 
@@ -262,6 +263,23 @@ describe("sessions past their retention", () => {
         .orderBy("external_ref")
         .execute();
 
+    /** The connection services a new node starts on the gateway's store, through `db` (the store's, with plugins). */
+    const servicesOn = (db: Kysely<Database>, log?: { warn(object: object, message: string): void }) => {
+      const { core } = s.t.gateway;
+      return createConnectionServices({
+        store: { ...core.store, db },
+        clock: core.clock,
+        secretBox: core.secretBox,
+        events: core.events,
+        publicUrl: core.publicUrl,
+        providers: [],
+        upstreamUrls: {},
+        oauthClients: {},
+        timeoutMs: 1_000,
+        ...(log && { log }),
+      });
+    };
+
     /** 2,500 sessions past their retention and one a millisecond short of it; answers the services of a new node. */
     async function nodeWithBacklog() {
       const { core } = s.t.gateway;
@@ -279,18 +297,7 @@ describe("sessions past their retention", () => {
           .execute();
       }
       const recorder = deleteRecorder();
-      const start = () =>
-        createConnectionServices({
-          store: { ...core.store, db: db.withPlugin(recorder.plugin) },
-          clock: core.clock,
-          secretBox: core.secretBox,
-          events: core.events,
-          publicUrl: core.publicUrl,
-          providers: [],
-          upstreamUrls: {},
-          oauthClients: {},
-          timeoutMs: 1_000,
-        });
+      const start = () => servicesOn(db.withPlugin(recorder.plugin));
       return { recorder, start };
     }
 
@@ -330,17 +337,8 @@ describe("sessions past their retention", () => {
       };
       const recorder = deleteRecorder();
       const warnings: string[] = [];
-      const services = createConnectionServices({
-        store: { ...core.store, db: core.store.db.withPlugin(refuseSessionDeletes).withPlugin(recorder.plugin) },
-        clock: core.clock,
-        secretBox: core.secretBox,
-        events: core.events,
-        publicUrl: core.publicUrl,
-        providers: [],
-        upstreamUrls: {},
-        oauthClients: {},
-        timeoutMs: 1_000,
-        log: { warn: (_object, message) => warnings.push(message) },
+      const services = servicesOn(core.store.db.withPlugin(refuseSessionDeletes).withPlugin(recorder.plugin), {
+        warn: (_object, message) => warnings.push(message),
       });
       await vi.waitFor(() => expect(recorder.deletes.map(([table]) => table)).toEqual(["connections"]), {
         timeout: 10_000,

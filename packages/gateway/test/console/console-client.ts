@@ -16,6 +16,19 @@ export async function createUser(t: TestGateway, email: string, accountId = "def
   await new Users(t.gateway.core.store.db, t.gateway.core.clock).create({ email, accountId, password });
 }
 
+/**
+ * A console user's row as an earlier version may have stored it (an email not composed, say), to insert straight into
+ * the store; no password matches its hash.
+ */
+export const storedUserRow = (id: string, email: string) => ({
+  id,
+  account_id: "default",
+  email,
+  password_hash: "scrypt$1$8$1$AA$AA",
+  created_at: 1,
+  last_sign_in_at: null,
+});
+
 export class ConsoleClient {
   cookie: string | undefined;
   csrf: string | undefined;

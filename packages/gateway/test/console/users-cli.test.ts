@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Users } from "../../src/core/users/users.ts";
 import { runCli } from "../cli.ts";
 import { type TestGateway, testStore } from "../harness.ts";
-import { ConsoleClient, startConsoleGateway } from "./console-client.ts";
+import { ConsoleClient, startConsoleGateway, storedUserRow } from "./console-client.ts";
 
 let t: TestGateway;
 
@@ -161,18 +161,13 @@ describe.skipIf(testStore() !== "sqlite")("gateway users create", () => {
 
   it("reaches a user an earlier version stored decomposed, beside its composed twin, by the email as stored", async () => {
     const { db } = t.gateway.core.store;
-    const row = (id: string, email: string) => ({
-      id,
-      account_id: "default",
-      email,
-      password_hash: "scrypt$1$8$1$AA$AA",
-      created_at: 1,
-      last_sign_in_at: null,
-    });
     // What migration 0011 leaves when the composed form (ガ as one code point) is taken: カ and U+3099.
     await db
       .insertInto("console_users")
-      .values([row("usr_twincomposed0001", "\u30ac@twin.jp"), row("usr_twindecomposed01", "\u30ab\u3099@twin.jp")])
+      .values([
+        storedUserRow("usr_twincomposed0001", "\u30ac@twin.jp"),
+        storedUserRow("usr_twindecomposed01", "\u30ab\u3099@twin.jp"),
+      ])
       .execute();
     const listed = await gatewayCli(["users", "list"]);
     expect(listed.stdout).toMatch(/^usr_twincomposed0001 {2}\u30ac@twin\.jp {2}account default/m);

@@ -1,6 +1,7 @@
 // The migration that composes console users' emails (NFC), on the store under test: a decomposed email is rewritten,
 // unless another user holds its composed form already.
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { storedUserRow as row } from "../../../test/console/console-client.ts";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
 import { up } from "./0011_console_emails_nfc.ts";
 
@@ -12,14 +13,6 @@ afterAll(async () => t?.close());
 
 it("composes the emails of console users, leaving one whose composed form is taken", async () => {
   const { db } = t.gateway.core.store;
-  const row = (id: string, email: string) => ({
-    id,
-    account_id: "default",
-    email,
-    password_hash: "scrypt$1$8$1$AA$AA",
-    created_at: 1,
-    last_sign_in_at: null,
-  });
   // What an earlier version stored as typed: ガ as カ and U+3099.
   await db
     .insertInto("console_users")
