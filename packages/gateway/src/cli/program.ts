@@ -1,6 +1,7 @@
 // The `gateway` program: one file per command, assembled here; main.ts runs it.
 import { Command } from "commander";
 import { gatewayVersion } from "../version.ts";
+import { backupCommand } from "./backup.ts";
 import { connectionsCommand } from "./connections.ts";
 import { keysCommand } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
@@ -19,6 +20,7 @@ export function gatewayProgram(): Command {
   for (const command of [
     serveCommand(),
     migrateCommand(),
+    backupCommand(),
     sandboxCommand(),
     keysCommand(),
     connectionsCommand(),
