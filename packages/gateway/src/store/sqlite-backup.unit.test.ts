@@ -1,0 +1,78 @@
+// The SQLite backup under another connection's writes without pause, as a serving gateway makes them: the copy is the
+// store of one moment (two values always written together are equal in it) and passes SQLite's check.
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import SQLite from "better-sqlite3";
+import { afterAll, expect, it } from "vitest";
+import { backupSqliteStore } from "./sqlite-backup.ts";
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sqlite-backup-"));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+// Commits one transaction after another until told to stop; says when the first has committed.
+const writerSource = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { timeout: 5000 });
+const write = db.transaction((n) => {
+  db.prepare("update pair set a = ?").run(n);
+  db.prepare("update pair set b = ?").run(n);
+});
+let stop = false;
+parentPort.on("message", () => { stop = true; });
+let n = 0;
+const loop = () => {
+  const until = Date.now() + 20;
+  while (Date.now() < until) write(++n);
+  if (!loop.told) parentPort.postMessage("writing");
+  loop.told = true;
+  if (stop) { db.close(); parentPort.postMessage(n); parentPort.close(); return; }
+  setImmediate(loop);
+};
+loop();
+`;
+
+it("copies a 20 MB store while another connection commits without pause, as of one commit", async () => {
+  const file = path.join(dataDir, "gateway.db");
+  const db = new SQLite(file);
+  db.pragma("journal_mode = WAL");
+  db.exec("create table filler (id integer primary key, data blob); create table pair (a integer, b integer)");
+  db.exec("insert into pair values (0, 0)");
+  const fill = db.prepare("insert into filler (data) values (randomblob(1000))");
+  db.transaction(() => {
+    for (let i = 0; i < 20_000; i++) fill.run();
+  })();
+  db.close();
+
+  const writer = new Worker(writerSource, {
+    eval: true,
+    workerData: { driver: createRequire(import.meta.url).resolve("better-sqlite3"), file },
+  });
+  const commits = new Promise<number>((resolve) =>
+    writer.on("message", (message) => typeof message === "number" && resolve(message)),
+  );
+  await new Promise((resolve) => writer.once("message", resolve));
+  const target = path.join(dataDir, "copy.db");
+  let backup: Awaited<ReturnType<typeof backupSqliteStore>>;
+  try {
+    backup = await backupSqliteStore(dataDir, target, false);
+  } finally {
+    writer.postMessage("stop");
+  }
+  const committed = await commits;
+
+  expect(backup.bytes).toBeGreaterThan(20_000_000);
+  const copy = new SQLite(target, { readonly: true });
+  try {
+    expect(copy.pragma("quick_check", { simple: true })).toBe("ok");
+    const pair = copy.prepare("select a, b from pair").get() as { a: number; b: number };
+    expect(pair.a).toBe(pair.b);
+    expect(pair.a).toBeGreaterThan(0);
+    expect(pair.a).toBeLessThan(committed);
+  } finally {
+    copy.close();
+  }
+}, 60_000);
