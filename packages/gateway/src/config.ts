@@ -40,6 +40,8 @@ export interface GatewayConfig {
   requestTimeoutMs: number;
   redisUrl: string | undefined;
   masterKey: string | undefined;
+  /** GATEWAY_MASTER_KEY_PREVIOUS: during a rotation, the keys that still open (validated with the master key). */
+  masterKeyPrevious: string | undefined;
   logLevel: string;
   /** `serve`: bytes of log lines held while standard output is not read; lines beyond are dropped and counted. */
   logBufferBytes: number;
@@ -162,6 +164,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     requestTimeoutMs: milliseconds(env, "GATEWAY_REQUEST_TIMEOUT_MS", 60_000),
     redisUrl: redisUrl(env.GATEWAY_REDIS_URL),
     masterKey: env.GATEWAY_MASTER_KEY || undefined,
+    masterKeyPrevious: env.GATEWAY_MASTER_KEY_PREVIOUS || undefined,
     logLevel: logLevel(env.GATEWAY_LOG_LEVEL),
     logBufferBytes: integer(env, "GATEWAY_LOG_BUFFER_BYTES", 16 * 1024 * 1024),
     upstreamUrls,

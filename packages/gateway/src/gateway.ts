@@ -104,13 +104,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     const metrics = createMetrics();
     const masterKey = resolveMasterKey(config);
     try {
-      await checkMasterKey(store.db, clock, masterKey.key, masterKey.origin);
+      await checkMasterKey(store.db, clock, masterKey);
     } catch (error) {
       // A key generated just now that the store refuses would refuse every later start too: it is not kept.
       masterKey.discard?.();
       throw error;
     }
-    const secretBox = new SecretBox(masterKey.key);
+    const secretBox = new SecretBox(masterKey.key, masterKey.previous);
     const webhooks = createWebhookServices({
       store,
       clock,
@@ -135,7 +135,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       apiKeys: new ApiKeys(store.db, clock, config.keyCacheTtlMs, registry.providers),
       publicUrl: config.publicUrl,
       secretBox,
-      cursors: new CursorSeal(masterKey.key),
+      cursors: new CursorSeal(masterKey.key, masterKey.previous),
       events: webhooks.events,
       webhooks: { endpoints: webhooks.endpoints, deliveries: webhooks.deliveries },
       resources: new ResourceCopies(store.db, clock),
@@ -186,6 +186,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       registry,
       upstream,
       masterKey: masterKey.key,
+      previousMasterKeys: masterKey.previous,
       limiter: guards.limiter,
     });
     closers.push(consoleSurface.close);

@@ -4,6 +4,7 @@ import { gatewayVersion } from "../version.ts";
 import { backupCommand } from "./backup.ts";
 import { connectionsCommand } from "./connections.ts";
 import { keysCommand } from "./keys.ts";
+import { masterKeyCommand } from "./master-key.ts";
 import { migrateCommand } from "./migrate.ts";
 import { openapiCommand } from "./openapi.ts";
 import { sandboxCommand } from "./sandbox.ts";
@@ -25,6 +26,7 @@ export function gatewayProgram(): Command {
     keysCommand(),
     connectionsCommand(),
     usersCommand(),
+    masterKeyCommand(),
     openapiCommand(),
   ]) {
     program.addCommand(command);

@@ -9,6 +9,17 @@ const scope = "default\nplatform:list_connections";
 const inner = Buffer.from('[1795713059755,"conn_4aqr9BJ7cXtze0yPnzVkWg"]').toString("base64url");
 
 describe("CursorSeal", () => {
+  it("during a rotation, opens what a previous master key sealed, and seals under the current one", () => {
+    const next = randomBytes(32);
+    const sealedBefore = new CursorSeal(masterKey).seal(scope, inner);
+    const rotated = new CursorSeal(next, [randomBytes(32), masterKey]);
+    expect(rotated.open(scope, sealedBefore)).toBe(inner);
+    expect(rotated.open("another\nplatform:list_connections", sealedBefore)).toBeUndefined();
+    const sealedAfter = rotated.seal(scope, inner);
+    expect(new CursorSeal(next).open(scope, sealedAfter)).toBe(inner);
+    expect(new CursorSeal(masterKey).open(scope, sealedAfter)).toBeUndefined();
+  });
+
   it("opens on another node with the same master key, for the same scope", () => {
     const sealed = new CursorSeal(masterKey).seal(scope, inner);
     expect(sealed).toMatch(/^[A-Za-z0-9_-]+$/);

@@ -1,13 +1,19 @@
 // Every node of a deployment must seal and open with the same master key: a node with another key would start, then
-// fail on every provider token and webhook secret the others sealed. The store keeps a check value of the key it
-// was first used with (an HMAC of a fixed text, which reveals nothing of the key); a node whose key gives another
+// fail on every provider token and webhook secret the others sealed. The store keeps a check value of the key its
+// secrets are sealed with (an HMAC of a fixed text, which reveals nothing of the key); a node whose keys give another
 // value refuses to start, saying why. A store that has secrets but no check value yet (it was created before the
 // check existed) is checked against one of its sealed secrets first: the first node to start after the upgrade must
 // not record a key that opens none of them.
+//
+// A rotation (docs/configuration.md) moves the check value: while the store's secrets may still be sealed under the
+// old key, a node whose GATEWAY_MASTER_KEY_PREVIOUS holds the recorded key starts; once `gateway master-key reseal`
+// has left nothing sealed under a previous key it records the current key's value, and from then on a node needs the
+// new key (a node given only the old one is refused: it could open none of the re-sealed secrets).
 import { createHmac } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
+import type { ResolvedMasterKey } from "./master-key.ts";
 import { SecretBox } from "./secret-box.ts";
 
 const settingName = "master_key_check";
@@ -15,35 +21,56 @@ const settingName = "master_key_check";
 export const masterKeyCheckValue = (key: Uint8Array) =>
   createHmac("sha256", key).update("gateway master key check v1").digest("base64url");
 
+/** The keys a node holds: the one it seals with, the ones it still opens with, and where the first came from. */
+export type MasterKeys = Pick<ResolvedMasterKey, "key" | "previous" | "origin">;
+
 /**
- * Records the key's check value on a store that has none; throws when the store's differs from this key's, naming
- * where the key came from (`origin`: GATEWAY_MASTER_KEY, or the development key file).
+ * Records the key's check value on a store that has none; throws when the store's is that of none of the node's keys,
+ * naming where the key came from (`origin`: GATEWAY_MASTER_KEY, or the development key file).
  */
-export async function checkMasterKey(
-  db: Kysely<Database>,
-  clock: Clock,
-  key: Uint8Array,
-  origin = "GATEWAY_MASTER_KEY",
-): Promise<void> {
+export async function checkMasterKey(db: Kysely<Database>, clock: Clock, keys: MasterKeys): Promise<void> {
   const wrongKey = () =>
     new Error(
-      `${origin} is not the key this store's secrets were sealed with: give every node the key the first one used ` +
-        "(in development without GATEWAY_MASTER_KEY, the one in <data dir>/master.key)",
+      `${keys.origin} is not the key this store's secrets are sealed with: give every node the store's key (in ` +
+        "development without GATEWAY_MASTER_KEY, the one in <data dir>/master.key). During a rotation the key they " +
+        "are sealed with goes in GATEWAY_MASTER_KEY_PREVIOUS until `gateway master-key reseal` has re-sealed them " +
+        "under the new key; after one, every node needs the new key",
     );
-  const value = masterKeyCheckValue(key);
+  const known = [keys.key, ...keys.previous].map(masterKeyCheckValue);
   let recorded = await recordedValue(db);
   if (recorded === undefined) {
     const sealed = await aSealedSecret(db);
-    if (sealed !== undefined && !opens(key, sealed)) throw wrongKey();
+    // The key that opens the store's secrets is the store's, current or previous.
+    const key = sealed === undefined ? keys.key : [keys.key, ...keys.previous].find((key) => opens(key, sealed));
+    if (key === undefined) throw wrongKey();
     // Insert-or-nothing, then read: of nodes starting together, the first one's value counts.
     await db
       .insertInto("store_settings")
-      .values({ name: settingName, value, created_at: clock.now() })
+      .values({ name: settingName, value: masterKeyCheckValue(key), created_at: clock.now() })
       .onConflict((oc) => oc.column("name").doNothing())
       .execute();
     recorded = await recordedValue(db);
   }
-  if (recorded !== value) throw wrongKey();
+  if (recorded === undefined || !known.includes(recorded)) throw wrongKey();
+}
+
+/**
+ * Records the current key's check value in place of a previous key's, once nothing sealed under a previous key is
+ * left (core/crypto/reseal.ts): from then on, a node without the current key is refused. A compare-and-set on the
+ * previous value: a store that records another key's is left as it is. Answers whether the current key's value is
+ * the recorded one.
+ */
+export async function recordCurrentKey(db: Kysely<Database>, keys: MasterKeys): Promise<boolean> {
+  const value = masterKeyCheckValue(keys.key);
+  if (keys.previous.length > 0) {
+    await db
+      .updateTable("store_settings")
+      .set({ value })
+      .where("name", "=", settingName)
+      .where("value", "in", keys.previous.map(masterKeyCheckValue))
+      .execute();
+  }
+  return (await recordedValue(db)) === value;
 }
 
 const recordedValue = async (db: Kysely<Database>) =>

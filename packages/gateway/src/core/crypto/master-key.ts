@@ -1,6 +1,7 @@
 // The master key of the secret box: GATEWAY_MASTER_KEY (32 bytes as base64 or hex). Production refuses to start
 // without it; development and test generate one into `<dataDir>/master.key` once and warn, so that a restart on the
-// same data directory can still open what it sealed.
+// same data directory can still open what it sealed. GATEWAY_MASTER_KEY_PREVIOUS lists keys of a rotation that still
+// open but never seal (docs/configuration.md, rotating the master key).
 
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -11,21 +12,39 @@ export interface MasterKeyConfig {
   env: "development" | "production" | "test";
   dataDir: string;
   masterKey: string | undefined;
+  /** GATEWAY_MASTER_KEY_PREVIOUS: keys that open what they sealed before a rotation, comma-separated. */
+  masterKeyPrevious?: string | undefined;
 }
 
-export function parseMasterKey(text: string): Buffer {
+/** The key of `text`; a malformed one is said naming `variable` (and which of its keys), never echoing the value. */
+export function parseMasterKey(text: string, variable = "GATEWAY_MASTER_KEY"): Buffer {
   const value = text.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, "hex") : Buffer.from(value, "base64");
   if (key.length !== 32 || (!/^[0-9a-fA-F]{64}$/.test(value) && !/^[A-Za-z0-9+/_-]{43}=?$/.test(value))) {
-    throw new Error("GATEWAY_MASTER_KEY must be 32 bytes as base64 (44 characters) or hex (64 characters)");
+    throw new Error(`${variable} must be 32 bytes as base64 (44 characters) or hex (64 characters)`);
   }
   return key;
+}
+
+/** The keys of GATEWAY_MASTER_KEY_PREVIOUS, in the order given. */
+export function parsePreviousMasterKeys(text: string | undefined): Buffer[] {
+  if (!text) return [];
+  const parts = text.split(",");
+  return parts.map((part, index) =>
+    parseMasterKey(
+      part,
+      parts.length === 1
+        ? "GATEWAY_MASTER_KEY_PREVIOUS"
+        : `GATEWAY_MASTER_KEY_PREVIOUS (key ${index + 1} of ${parts.length})`,
+    ),
+  );
 }
 
 /** Refuses a configuration that can never give a key (a malformed one, none in production), creating nothing. */
 export function refuseUnusableMasterKey(config: MasterKeyConfig): void {
   if (config.masterKey) parseMasterKey(config.masterKey);
   else if (config.env === "production") throw keyRequired();
+  parsePreviousMasterKeys(config.masterKeyPrevious);
 }
 
 const keyRequired = () =>
@@ -33,6 +52,8 @@ const keyRequired = () =>
 
 export interface ResolvedMasterKey {
   key: Buffer;
+  /** The keys of GATEWAY_MASTER_KEY_PREVIOUS (the current one left out): they open, they never seal. */
+  previous: Buffer[];
   /** Where the key came from, for messages: GATEWAY_MASTER_KEY, or the development key file. */
   origin: string;
   /** When the key was generated or read from the data directory: a warning to log. */
@@ -43,6 +64,12 @@ export interface ResolvedMasterKey {
 
 /** Answers the key, from GATEWAY_MASTER_KEY or, in development and test, from (or generated into) the data directory. */
 export function resolveMasterKey(config: MasterKeyConfig): ResolvedMasterKey {
+  const resolved = resolveCurrent(config);
+  const previous = parsePreviousMasterKeys(config.masterKeyPrevious).filter((key) => !key.equals(resolved.key));
+  return { ...resolved, previous };
+}
+
+function resolveCurrent(config: MasterKeyConfig): Omit<ResolvedMasterKey, "previous"> {
   if (config.masterKey) return { key: parseMasterKey(config.masterKey), origin: "GATEWAY_MASTER_KEY" };
   if (config.env === "production") throw keyRequired();
   const file = path.join(config.dataDir, "master.key");
@@ -59,7 +86,7 @@ export function resolveMasterKey(config: MasterKeyConfig): ResolvedMasterKey {
   try {
     fs.writeFileSync(file, `${key.toString("base64")}\n`, { mode: 0o600, flag: "wx" });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return resolveMasterKey(config);
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return resolveCurrent(config);
     throw error;
   }
   return {

@@ -28,6 +28,20 @@ describe("SecretBox", () => {
     expect(() => new SecretBox(key).open(sealed.replace("sb1.", "sb9."))).toThrow(/version/);
     expect(() => new SecretBox(Buffer.alloc(16))).toThrow(/32-byte/);
   });
+
+  it("during a rotation, seals under the current key, opens under a previous one too, and re-seals what only that opens", () => {
+    const old = Buffer.alloc(32, 8);
+    const sealedOld = new SecretBox(old).seal("whsec_old");
+    const box = new SecretBox(key, [Buffer.alloc(32, 9), old]);
+    expect(box.open(sealedOld)).toBe("whsec_old");
+    const sealedNew = box.seal("whsec_new");
+    expect(new SecretBox(key).open(sealedNew)).toBe("whsec_new");
+    expect(() => new SecretBox(old).open(sealedNew)).toThrow(/does not open/);
+    const resealed = box.resealed(sealedOld);
+    expect(new SecretBox(key).open(resealed ?? "")).toBe("whsec_old");
+    expect(box.resealed(sealedNew)).toBeUndefined();
+    expect(() => box.resealed(new SecretBox(Buffer.alloc(32, 10)).seal("x"))).toThrow(/does not open/);
+  });
 });
 
 describe("master key", () => {
@@ -50,7 +64,16 @@ describe("master key", () => {
       const second = resolveMasterKey({ env: "development", dataDir, masterKey: undefined });
       expect(second.key).toEqual(first.key);
       const configured = resolveMasterKey({ env: "production", dataDir, masterKey: key.toString("hex") });
-      expect(configured).toEqual({ key, origin: "GATEWAY_MASTER_KEY" });
+      expect(configured).toEqual({ key, origin: "GATEWAY_MASTER_KEY", previous: [] });
+      // The previous keys of a rotation, in the order given, the current key left out.
+      const old = Buffer.alloc(32, 8);
+      const rotating = resolveMasterKey({
+        env: "production",
+        dataDir,
+        masterKey: key.toString("hex"),
+        masterKeyPrevious: ` ${old.toString("base64")} ,${key.toString("base64")}`,
+      });
+      expect(rotating).toEqual({ key, origin: "GATEWAY_MASTER_KEY", previous: [old] });
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }

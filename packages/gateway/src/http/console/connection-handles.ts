@@ -1,21 +1,28 @@
 // Connection ids belong in server code, never in a browser. Everything the console sends out has each
 // `conn_…` id replaced by an opaque handle — deterministic AES-256-GCM (synthetic IV) of the account and the id under
 // a key derived from the master key — and every handle the browser sends back is opened again on the server, for
-// the signed-in account only.
+// the signed-in account only. During a rotation of the master key, a handle derived from a previous key
+// (GATEWAY_MASTER_KEY_PREVIOUS) still opens, so a console page loaded before the change keeps working; new handles
+// come from the current key (one connection then has two handles until the previous key is removed).
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from "node:crypto";
 import { notFound } from "../../core/errors.ts";
 
 const connectionIdPattern = /conn_[0-9A-Za-z]{22}/g;
 const handlePattern = /^connref_[0-9A-Za-z_-]{40,200}$/;
 
+const encryptionKeyOf = (masterKey: Uint8Array) =>
+  Buffer.from(hkdfSync("sha256", masterKey, "", "console connection handles: encryption", 32));
+
 export class ConnectionHandles {
   private readonly encryptionKey: Buffer;
   private readonly ivKey: Buffer;
+  /** The encryption keys of the previous master keys: handles they made still open. */
+  private readonly previous: Buffer[];
 
-  constructor(masterKey: Uint8Array) {
-    const derive = (info: string) => Buffer.from(hkdfSync("sha256", masterKey, "", info, 32));
-    this.encryptionKey = derive("console connection handles: encryption");
-    this.ivKey = derive("console connection handles: iv");
+  constructor(masterKey: Uint8Array, previousMasterKeys: readonly Uint8Array[] = []) {
+    this.encryptionKey = encryptionKeyOf(masterKey);
+    this.ivKey = Buffer.from(hkdfSync("sha256", masterKey, "", "console connection handles: iv", 32));
+    this.previous = previousMasterKeys.map(encryptionKeyOf);
   }
 
   seal(accountId: string, connectionId: string): string {
@@ -51,16 +58,22 @@ export class ConnectionHandles {
     if (!handlePattern.test(handle)) return undefined;
     const bytes = Buffer.from(handle.slice("connref_".length), "base64url");
     if (bytes.length < 12 + 16 + 1) return undefined;
-    const decipher = createDecipheriv("aes-256-gcm", this.encryptionKey, bytes.subarray(0, 12));
-    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-    let plaintext: string;
-    try {
-      plaintext = Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString();
-    } catch {
-      return undefined;
+    for (const key of [this.encryptionKey, ...this.previous]) {
+      const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(0, 12));
+      decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+      let plaintext: string;
+      try {
+        plaintext = Buffer.concat([
+          decipher.update(bytes.subarray(12, bytes.length - 16)),
+          decipher.final(),
+        ]).toString();
+      } catch {
+        continue; // not this key's (or altered): the next key is tried
+      }
+      const [owner, connectionId] = plaintext.split("\u0000");
+      return owner === accountId && connectionId ? connectionId : undefined;
     }
-    const [owner, connectionId] = plaintext.split("\u0000");
-    return owner === accountId && connectionId ? connectionId : undefined;
+    return undefined;
   }
 }
 

@@ -33,6 +33,8 @@ export interface ConsoleDeps {
   upstream(providerId: string): UpstreamClient;
   /** The master key: connection handles are derived from it, so that every node opens every other's. */
   masterKey: Uint8Array;
+  /** GATEWAY_MASTER_KEY_PREVIOUS: handles derived from these still open during a rotation. */
+  previousMasterKeys?: readonly Uint8Array[];
   /** Overrides for tests. */
   throttle?: ThrottleLimits;
   /** The gateway's rate limiter (in process, or Redis shared by every node): the demo's per-visitor limit uses it. */
@@ -61,7 +63,7 @@ export function createConsole(deps: ConsoleDeps): ConsoleSurface {
   const delegation = new DelegationTokens(db, core.clock);
   const usage = new UsageRecorder(db, core.clock);
   usage.start(deps.usageFlushIntervalMs ?? 5_000);
-  const handles = new ConnectionHandles(deps.masterKey);
+  const handles = new ConnectionHandles(deps.masterKey, deps.previousMasterKeys);
   const cookie = cookieSettings(deps.config.publicUrl);
   const sessionDeps: SessionRouteDeps = {
     users,
