@@ -208,7 +208,7 @@ export class TokenRefresher {
       await release();
       throw error;
     }
-    const stored = await this.store(connectionId, owner, row, tokens, clock.now()).catch(async (error: unknown) => {
+    const stored = await this.store(connectionId, owner, tokens, clock.now()).catch(async (error: unknown) => {
       // The store failed to take them (unreachable, say): the lease goes, so that a later call can try again.
       await release().catch(() => {});
       throw error;
@@ -231,14 +231,15 @@ export class TokenRefresher {
   }
 
   /** Writes the new tokens and frees the lease, if `owner` still holds it on a live connection. */
-  private store(connectionId: string, owner: string, row: ConnectionsTable, tokens: TokenSet, now: number) {
+  private store(connectionId: string, owner: string, tokens: TokenSet, now: number) {
     const { secretBox } = this.deps;
     return this.deps.db
       .updateTable("connections")
       .set((eb) => ({
         access_token: secretBox.seal(tokens.accessToken),
-        // A server that does not rotate keeps the old refresh token valid (RFC 6749 §6).
-        refresh_token: tokens.refreshToken ? secretBox.seal(tokens.refreshToken) : row.refresh_token,
+        // A server that does not rotate keeps the old refresh token valid (RFC 6749 §6): the column keeps it as it
+        // is now, not as it was read before the token request (a master-key re-seal may have sealed it anew since).
+        ...(tokens.refreshToken && { refresh_token: secretBox.seal(tokens.refreshToken) }),
         access_expires_at: tokens.expiresAt,
         ...(tokens.scopes.length > 0 && { scopes: JSON.stringify(tokens.scopes) }),
         token_version: eb("token_version", "+", 1),
