@@ -30,7 +30,7 @@ export function masterKeyCommand(): Command {
           keys.discard?.();
           throw error;
         }
-        const report = await resealSecrets(store.db, keys);
+        const report = await resealSecrets(store.db, clock, keys);
         const { resealed } = report;
         const total = resealed.webhook_secrets + resealed.connections + resealed.connect_sessions;
         const lines = [

@@ -8,7 +8,9 @@
 // A rotation (docs/configuration.md) moves the check value: while the store's secrets may still be sealed under the
 // old key, a node whose GATEWAY_MASTER_KEY_PREVIOUS holds the recorded key starts; once `gateway master-key reseal`
 // has left nothing sealed under a previous key it records the current key's value, and from then on a node needs the
-// new key (a node given only the old one is refused: it could open none of the re-sealed secrets).
+// new key. The keys it re-sealed away from are recorded as retired (their check values, one row each): a node whose
+// current key is one of them is refused, saying so, whether it has only the old key (it could open none of the
+// re-sealed secrets) or the old key current and the new one previous (it would seal under a key about to be removed).
 import { createHmac } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../store/schema.ts";
@@ -17,6 +19,8 @@ import type { ResolvedMasterKey } from "./master-key.ts";
 import { SecretBox } from "./secret-box.ts";
 
 const settingName = "master_key_check";
+/** Followed by a retired key's check value; the row's value is the check value of the key that replaced it. */
+const retiredPrefix = "master_key_retired.";
 
 export const masterKeyCheckValue = (key: Uint8Array) =>
   createHmac("sha256", key).update("gateway master key check v1").digest("base64url");
@@ -51,26 +55,49 @@ export async function checkMasterKey(db: Kysely<Database>, clock: Clock, keys: M
       .execute();
     recorded = await recordedValue(db);
   }
+  const current = masterKeyCheckValue(keys.key);
+  if (recorded !== current && (await retired(db, current))) {
+    throw new Error(
+      `${keys.origin} is a master key this store retired: \`gateway master-key reseal\` re-sealed its secrets under ` +
+        "a new key, which every node needs as GATEWAY_MASTER_KEY (and a retired key cannot seal again)",
+    );
+  }
   if (recorded === undefined || !known.includes(recorded)) throw wrongKey();
 }
 
+const retired = async (db: Kysely<Database>, value: string) =>
+  (await db
+    .selectFrom("store_settings")
+    .select("name")
+    .where("name", "=", `${retiredPrefix}${value}`)
+    .executeTakeFirst()) !== undefined;
+
 /**
  * Records the current key's check value in place of a previous key's, once nothing sealed under a previous key is
- * left (core/crypto/reseal.ts): from then on, a node without the current key is refused. A compare-and-set on the
- * previous value: a store that records another key's is left as it is. Answers whether the current key's value is
- * the recorded one.
+ * left (core/crypto/reseal.ts), and retires the previous keys: from then on, a node without the current key, or with
+ * a previous one as its current key, is refused. A compare-and-set on the previous value: a store that records
+ * another key's is left as it is. Answers whether the current key's value is the recorded one.
  */
-export async function recordCurrentKey(db: Kysely<Database>, keys: MasterKeys): Promise<boolean> {
+export async function recordCurrentKey(db: Kysely<Database>, clock: Clock, keys: MasterKeys): Promise<boolean> {
   const value = masterKeyCheckValue(keys.key);
-  if (keys.previous.length > 0) {
+  const previous = keys.previous.map(masterKeyCheckValue);
+  if (previous.length > 0) {
     await db
       .updateTable("store_settings")
       .set({ value })
       .where("name", "=", settingName)
-      .where("value", "in", keys.previous.map(masterKeyCheckValue))
+      .where("value", "in", previous)
       .execute();
   }
-  return (await recordedValue(db)) === value;
+  if ((await recordedValue(db)) !== value) return false;
+  if (previous.length > 0) {
+    await db
+      .insertInto("store_settings")
+      .values(previous.map((old) => ({ name: `${retiredPrefix}${old}`, value, created_at: clock.now() })))
+      .onConflict((oc) => oc.column("name").doNothing())
+      .execute();
+  }
+  return true;
 }
 
 const recordedValue = async (db: Kysely<Database>) =>

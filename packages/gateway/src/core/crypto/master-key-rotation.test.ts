@@ -1,7 +1,8 @@
 // A master-key rotation on one store: a node given the new key with the old one as GATEWAY_MASTER_KEY_PREVIOUS opens
 // what the old key sealed (a provider token, a webhook secret, a cursor); the re-seal leaves nothing under the old key
 // and records the new key's check value; then a node without the previous key starts, and one with only the old key
-// is refused. A malformed GATEWAY_MASTER_KEY_PREVIOUS stops the start, named and not echoed. (SQLite and PostgreSQL.)
+// (or the old key current again) is refused. A malformed GATEWAY_MASTER_KEY_PREVIOUS stops the start, named and not
+// echoed. (SQLite and PostgreSQL.)
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connect, type ShoppingSetup, shopping, startShopping } from "../../../test/connections/setup.ts";
@@ -123,7 +124,7 @@ it("rotates the master key: the old key's secrets and cursors still open, the re
   // Two re-seals at once (two operators, say), in batches of two rows: each value is re-sealed once, by one of them.
   const keys = { key: newKey, previous: [oldKey], origin: "GATEWAY_MASTER_KEY" };
   const { db } = s.t.gateway.core.store;
-  const reports = await Promise.all([resealSecrets(db, keys, 2), resealSecrets(db, keys, 2)]);
+  const reports = await Promise.all([resealSecrets(db, s.clock, keys, 2), resealSecrets(db, s.clock, keys, 2)]);
   const sum = (count: (report: (typeof reports)[number]) => number) => reports.reduce((n, r) => n + count(r), 0);
   // Two connections' access and refresh tokens, the endpoint's secret, and the verifiers the flows left.
   expect({
@@ -139,7 +140,7 @@ it("rotates the master key: the old key's secrets and cursors still open, the re
   expect(sealedAfter.every((sealed) => opensUnder(newKey, sealed))).toBe(true);
   expect(await checkValue()).toBe(masterKeyCheckValue(newKey));
   // A second run finds nothing left.
-  expect((await resealSecrets(db, keys)).resealed).toEqual({
+  expect((await resealSecrets(db, s.clock, keys)).resealed).toEqual({
     webhook_secrets: 0,
     connections: 0,
     connect_sessions: 0,
@@ -150,10 +151,25 @@ it("rotates the master key: the old key's secrets and cursors still open, the re
   nodes.splice(nodes.indexOf(rotated), 1);
   const after = await node({ GATEWAY_MASTER_KEY: newKey.toString("base64") });
   expect((await shopping(after, "get_cart", second.connection.id)).status).toBe(200);
-  // A node with only the old key is refused, saying why (one without a worker: on SQLite the other node runs it).
-  await expect(node({ GATEWAY_MASTER_KEY: oldKey.toString("hex"), GATEWAY_NO_WEBHOOK_WORKER: "1" })).rejects.toThrow(
-    new Error(refusal("GATEWAY_MASTER_KEY")),
+  // A node with only the old key is refused, saying why, and so is one that would seal under it again with the new
+  // key as previous (nodes without a worker: on SQLite the other node runs it).
+  const retired = new Error(
+    "GATEWAY_MASTER_KEY is a master key this store retired: `gateway master-key reseal` re-sealed its secrets under " +
+      "a new key, which every node needs as GATEWAY_MASTER_KEY (and a retired key cannot seal again)",
   );
+  await expect(node({ GATEWAY_MASTER_KEY: oldKey.toString("hex"), GATEWAY_NO_WEBHOOK_WORKER: "1" })).rejects.toThrow(
+    retired,
+  );
+  const backwards = node({
+    GATEWAY_MASTER_KEY: oldKey.toString("base64"),
+    GATEWAY_MASTER_KEY_PREVIOUS: newKey.toString("base64"),
+    GATEWAY_NO_WEBHOOK_WORKER: "1",
+  });
+  await expect(backwards).rejects.toThrow(retired);
+  // A key never seen by the store is refused as before.
+  await expect(
+    node({ GATEWAY_MASTER_KEY: randomBytes(32).toString("base64"), GATEWAY_NO_WEBHOOK_WORKER: "1" }),
+  ).rejects.toThrow(new Error(refusal("GATEWAY_MASTER_KEY")));
 });
 
 it("refuses a malformed GATEWAY_MASTER_KEY_PREVIOUS, naming it and not echoing the value", async () => {

@@ -101,7 +101,7 @@ it("a refresh that keeps the refresh token leaves it as the re-seal sealed it", 
   s.clock.advance(16 * 60_000);
   const call = shopping(rotated, "get_cart", connection.id);
   await eventually(async () => (heldRefreshes.length === 1 ? true : undefined));
-  const report = await resealSecrets(s.t.gateway.core.store.db, {
+  const report = await resealSecrets(s.t.gateway.core.store.db, s.clock, {
     key: newKey,
     previous: [oldKey],
     origin: "GATEWAY_MASTER_KEY",

@@ -5,10 +5,11 @@
 // the sealed values it was read with: a node refreshing a token or rotating a webhook secret meanwhile (or another
 // re-seal) wins, and the row is read again; so several re-seals, and serving nodes, may run at once, and a second run
 // finds nothing left. Once nothing sealed under a previous key is left, the store records the current key's check
-// value (core/crypto/master-key-check.ts).
+// value and retires the previous keys (core/crypto/master-key-check.ts).
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import type { Database } from "../../store/schema.ts";
+import type { Clock } from "../clock.ts";
 import { type MasterKeys, recordCurrentKey } from "./master-key-check.ts";
 import { SecretBox } from "./secret-box.ts";
 
@@ -42,6 +43,7 @@ const attemptsPerRow = 5;
 
 export async function resealSecrets(
   db: Kysely<Database>,
+  clock: Clock,
   keys: MasterKeys,
   batchSize = resealBatchSize,
 ): Promise<ResealReport> {
@@ -100,7 +102,7 @@ export async function resealSecrets(
       await nextTurn();
     }
   }
-  if (report.remaining === 0 && report.unopenable === 0) report.checkRecorded = await recordCurrentKey(db, keys);
+  if (report.remaining === 0 && report.unopenable === 0) report.checkRecorded = await recordCurrentKey(db, clock, keys);
   return report;
 }
 
