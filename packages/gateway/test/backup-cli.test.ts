@@ -100,7 +100,7 @@ describe.skipIf(testStore() !== "sqlite")("gateway backup", { timeout: 120_000 }
       timeoutMs: 60_000,
     });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("is not the key this store's secrets were sealed with");
+    expect(refused.stderr).toContain("is not the key this store's secrets are sealed with");
     expect(fs.existsSync(path.join(keyless, "master.key"))).toBe(false);
 
     // The restore: the copy as gateway.db in an empty data directory, with the same master key.
