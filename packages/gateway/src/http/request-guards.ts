@@ -56,9 +56,9 @@ export async function createRequestGuards(input: {
   const records = new IdempotencyRecords(store.db, clock);
   // Expired records are already ignored by claims; the purge only gives the space back. Every node runs it.
   const purge = new PeriodicPurge(
-    (stopping) => records.purgeExpired(stopping),
+    { idempotency: (stopping) => records.purgeExpired(stopping) },
     purgeIntervalMs,
-    (error: unknown) => log.warn({ err: error }, "idempotency purge failed"),
+    (what, error) => log.warn({ err: error }, `${what} purge failed`),
   );
 
   return {

@@ -42,9 +42,14 @@ export async function purgeInBatches(
   }
 }
 
+/** What a periodic run deletes, by name ("event", "inbound hook"): the name says which one failed. */
+export type Purges = Readonly<Record<string, (stopping: Stopping) => Promise<unknown>>>;
+
 /**
- * A purge run every `intervalMs` (and at once with `immediately`), one run at a time. `stop` ends a run under way
- * after its current batch and waits for it: a backlog's purge does not outlive the store it deletes from.
+ * Purges run in turn every `intervalMs` (and at once with `immediately`), one run at a time. Each purge's failure is
+ * its own (`onError` with its name): one failing (the store, a moment, a table) does not keep the next from its turn.
+ * `stop` ends a run under way after its current batch and waits for it: a backlog's purge does not outlive the store
+ * it deletes from.
  */
 export class PeriodicPurge {
   private readonly timer: NodeJS.Timeout;
@@ -52,18 +57,23 @@ export class PeriodicPurge {
   private stopped = false;
 
   constructor(
-    run: (stopping: Stopping) => Promise<unknown>,
+    purges: Purges,
     intervalMs: number,
-    onError: (error: unknown) => void,
+    onError: (what: string, error: unknown) => void,
     options: { immediately?: boolean } = {},
   ) {
+    const stopping = () => this.stopped;
+    const run = async () => {
+      for (const [what, purge] of Object.entries(purges)) {
+        if (stopping()) return;
+        await purge(stopping).catch((error: unknown) => onError(what, error));
+      }
+    };
     const tick = () => {
       if (this.running || this.stopped) return;
-      this.running = run(() => this.stopped)
-        .then(() => undefined, onError)
-        .finally(() => {
-          this.running = undefined;
-        });
+      this.running = run().finally(() => {
+        this.running = undefined;
+      });
     };
     this.timer = setInterval(tick, intervalMs);
     this.timer.unref();

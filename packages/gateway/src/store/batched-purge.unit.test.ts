@@ -1,6 +1,7 @@
 // A periodic purge and its node stopping: `stop` ends a run under way after the batch it is in and waits for it, so
-// that a backlog's purge does not go on deleting from a store that is being closed; and one run at a time.
-import { expect, it } from "vitest";
+// that a backlog's purge does not go on deleting from a store that is being closed; one run at a time; each purge of a
+// run has its turn, whatever the one before it did.
+import { expect, it, vi } from "vitest";
 import { PeriodicPurge, purgeInBatches, type RowsByTime } from "./batched-purge.ts";
 
 /** 5,000 rows at times 1…5000, each batch's delete held until `release` is called. */
@@ -43,13 +44,15 @@ it("ends a run under way after its current batch when stopped, and waits for it"
   const rows = backlog();
   const runs: Promise<number>[] = [];
   const purge = new PeriodicPurge(
-    (stopping) => {
-      const run = purgeInBatches(rows.rows, 10_000, stopping);
-      runs.push(run);
-      return run;
+    {
+      backlog: (stopping) => {
+        const run = purgeInBatches(rows.rows, 10_000, stopping);
+        runs.push(run);
+        return run;
+      },
     },
     60_000,
-    (error) => {
+    (_what, error) => {
       throw error;
     },
     { immediately: true },
@@ -82,4 +85,26 @@ it("runs to the end when nobody stops it", async () => {
   }
   expect(await run).toBe(4_500);
   expect(rows.batches).toEqual([1_000, 1_000, 1_000, 1_000, 500]);
+});
+
+it("runs each purge in turn though one before it failed, and reports each failure under its name", async () => {
+  const ran: string[] = [];
+  const failures: [string, string][] = [];
+  const purge = new PeriodicPurge(
+    {
+      first: async () => {
+        ran.push("first");
+        throw new Error("the store refused");
+      },
+      second: async () => {
+        ran.push("second");
+      },
+    },
+    60_000,
+    (what, error) => failures.push([what, (error as Error).message]),
+    { immediately: true },
+  );
+  await vi.waitFor(() => expect(ran).toEqual(["first", "second"]));
+  await purge.stop();
+  expect(failures).toEqual([["first", "the store refused"]]);
 });

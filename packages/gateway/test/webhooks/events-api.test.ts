@@ -140,11 +140,13 @@ describe("event API", () => {
     }
 
     const recorder = deleteRecorder();
-    const { result: purged, turns } = await turnsDuring(() =>
-      new Events(db.withPlugin(recorder.plugin), setup.clock).purgeExpired(),
-    );
+    const purges = new Events(db.withPlugin(recorder.plugin), setup.clock);
+    const { result: purged, turns } = await turnsDuring(async () => [
+      await purges.purgeExpired(),
+      await purges.purgeInboundHooks(),
+    ]);
 
-    expect(purged).toBe(2_500);
+    expect(purged).toEqual([2_500, 1_200]);
     const batch = (n: number): [string, number][] => [
       ["webhook_attempts", n],
       ["webhook_deliveries", n],

@@ -93,13 +93,15 @@ export function createConnectionServices(options: ConnectionServicesOptions): Co
   });
   const failed = (what: string) => (err: unknown) => options.log?.warn({ err }, `${what} purge failed`);
   const purge = new PeriodicPurge(
-    async (stopping) => {
-      // Each its own: one failing (the store, a moment) does not keep the other from its run.
-      await connectSessions.purgeExpired(stopping).catch(failed("connect session"));
-      if (!stopping()) await connections.purgeDeleted(stopping).catch(failed("deleted connection"));
+    {
+      connection: async (stopping) => {
+        // Each its own: one failing (the store, a moment) does not keep the other from its run.
+        await connectSessions.purgeExpired(stopping).catch(failed("connect session"));
+        if (!stopping()) await connections.purgeDeleted(stopping).catch(failed("deleted connection"));
+      },
     },
     purgeIntervalMs,
-    failed("connection"),
+    (what, err) => failed(what)(err),
     { immediately: true },
   );
   return { connections, connectSessions, stopPurge: () => purge.stop() };

@@ -118,15 +118,12 @@ export class Events {
   }
 
   /**
-   * Deletes events past retention with their deliveries and attempts, and the inbound hooks as old, in batches (each
-   * batch of events with its deliveries and attempts in one transaction), until none is left or `stopping`; answers how
-   * many events went.
+   * Deletes events past retention with their deliveries and attempts, in batches (each batch of events with its
+   * deliveries and attempts in one transaction), until none is left or `stopping`; answers how many went.
    */
-  async purgeExpired(stopping?: Stopping): Promise<number> {
+  purgeExpired(stopping?: Stopping): Promise<number> {
     const db = this.db;
-    // Rows created before the retention began, that is at or before the millisecond before it.
-    const cutoff = this.clock.now() - eventRetentionMs - 1;
-    const events = await purgeInBatches(
+    return purgeInBatches(
       {
         timeAt: rowsByTime(db, "events", "created_at").timeAt,
         deleteUpTo: (upTo) =>
@@ -139,10 +136,21 @@ export class Events {
             return Number(deleted.numDeletedRows);
           }),
       },
-      cutoff,
+      this.retentionCutoff(),
       stopping,
     );
-    if (!stopping?.()) await purgeInBatches(rowsByTime(db, "inbound_hooks", "received_at"), cutoff, stopping);
-    return events;
+  }
+
+  /**
+   * Deletes the inbound hooks (each provider hook processed, kept to skip its redelivery) as old as the events past
+   * retention, in batches, until none is left or `stopping`; answers how many went.
+   */
+  purgeInboundHooks(stopping?: Stopping): Promise<number> {
+    return purgeInBatches(rowsByTime(this.db, "inbound_hooks", "received_at"), this.retentionCutoff(), stopping);
+  }
+
+  /** Rows created before the retention began, that is at or before the millisecond before it, are past it. */
+  private retentionCutoff(): number {
+    return this.clock.now() - eventRetentionMs - 1;
   }
 }

@@ -1,6 +1,7 @@
 // The delivery worker: claims due deliveries in batches and hands them to its attempt slots (attempt-slots.ts), which
 // read each endpoint's current URL and secrets as an attempt starts, sign afresh, POST, and record the outcome. It runs
-// on every node; a recorded event on this node wakes it at once, otherwise it polls. Also purges events past retention.
+// on every node; a recorded event on this node wakes it at once, otherwise it polls. Also purges events and inbound
+// hooks past retention.
 import type { Kysely, QueryResult } from "kysely";
 import { PeriodicPurge } from "../../store/batched-purge.ts";
 import type { StoreKind } from "../../store/database.ts";
@@ -87,9 +88,12 @@ export class WebhookWorker {
     this.slots.start();
     this.loopDone = this.loop();
     this.purges = new PeriodicPurge(
-      (stopping) => this.deps.events.purgeExpired(stopping),
+      {
+        event: (stopping) => this.deps.events.purgeExpired(stopping),
+        "inbound hook": (stopping) => this.deps.events.purgeInboundHooks(stopping),
+      },
       purgeIntervalMs,
-      (err: unknown) => this.deps.log.error({ err }, "event purge failed"),
+      (what, err) => this.deps.log.error({ err }, `${what} purge failed`),
       { immediately: true },
     );
   }
