@@ -1,13 +1,13 @@
 // Every way a connect flow can go wrong ends on a clear page and creates no connection: consent refused, a wrong
 // password, a replayed callback, an authorization code injected into another session (PKCE), an expired or unknown
 // link, another browser, and a provider that cannot be reached.
-import { DeleteQueryNode, type Kysely, type KyselyPlugin, TableNode } from "kysely";
+import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runConnectFlow } from "../../src/cli/connect-flow.ts";
 import { FormBrowser, formsOf, type Page, textOf } from "../../src/cli/form-browser.ts";
 import { createConnectionServices } from "../../src/core/connections/setup.ts";
 import type { Database } from "../../src/store/schema.ts";
-import { deleteRecorder, turnsDuring } from "../purges.ts";
+import { deleteRecorder, refuseDeletesFrom, turnsDuring } from "../purges.ts";
 import { armFault, createSession, platform, type ShoppingSetup, startShopping } from "./setup.ts";
 
 let s: ShoppingSetup;
@@ -325,21 +325,14 @@ describe("sessions past their retention", () => {
 
     it("still purges deleted connections when the sessions' purge fails, and logs the failure", async () => {
       const { core } = s.t.gateway;
-      const refuseSessionDeletes: KyselyPlugin = {
-        transformQuery: (args) => {
-          const from = DeleteQueryNode.is(args.node) ? args.node.from.froms[0] : undefined;
-          if (from && TableNode.is(from) && from.table.identifier.name === "connect_sessions") {
-            throw new Error("the store refused the delete");
-          }
-          return args.node;
-        },
-        transformResult: async (args) => args.result,
-      };
       const recorder = deleteRecorder();
       const warnings: string[] = [];
-      const services = servicesOn(core.store.db.withPlugin(refuseSessionDeletes).withPlugin(recorder.plugin), {
-        warn: (_object, message) => warnings.push(message),
-      });
+      const services = servicesOn(
+        core.store.db.withPlugin(refuseDeletesFrom("connect_sessions")).withPlugin(recorder.plugin),
+        {
+          warn: (_object, message) => warnings.push(message),
+        },
+      );
       await vi.waitFor(() => expect(recorder.deletes.map(([table]) => table)).toEqual(["connections"]), {
         timeout: 10_000,
       });

@@ -91,17 +91,13 @@ export function createConnectionServices(options: ConnectionServicesOptions): Co
     connections,
     oauthClient,
   });
-  const failed = (what: string) => (err: unknown) => options.log?.warn({ err }, `${what} purge failed`);
   const purge = new PeriodicPurge(
     {
-      connection: async (stopping) => {
-        // Each its own: one failing (the store, a moment) does not keep the other from its run.
-        await connectSessions.purgeExpired(stopping).catch(failed("connect session"));
-        if (!stopping()) await connections.purgeDeleted(stopping).catch(failed("deleted connection"));
-      },
+      "connect session": (stopping) => connectSessions.purgeExpired(stopping),
+      "deleted connection": (stopping) => connections.purgeDeleted(stopping),
     },
     purgeIntervalMs,
-    (what, err) => failed(what)(err),
+    (what, err) => options.log?.warn({ err }, `${what} purge failed`),
     { immediately: true },
   );
   return { connections, connectSessions, stopPurge: () => purge.stop() };
