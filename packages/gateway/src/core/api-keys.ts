@@ -2,6 +2,7 @@
 // cache so that a request does not read the store; the cache's TTL bounds how long a revocation takes everywhere.
 import { hash } from "node:crypto";
 import type { Kysely } from "kysely";
+import { BoundedMap } from "../bounded-map.ts";
 import type { ApiKeysTable, Database } from "../store/schema.ts";
 import type { Clock } from "./clock.ts";
 import { type BrokenRule, brokenRuleError, GatewayError, notFound } from "./errors.ts";
@@ -90,16 +91,10 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 const lastUsedWriteIntervalMs = 60_000;
 /**
  * Entries each of a node's maps keeps: the keys found and the keys not found are cached apart, so that anyone sending
- * keys that do not exist (no key needed for that) fills only the second; each map drops its oldest entry when full.
+ * keys that do not exist (no key needed for that) fills only the second; each map drops its least recently used entry
+ * when full.
  */
 export const keyCacheEntries = 10_000;
-
-/** Sets `key` in a map that keeps at most `keyCacheEntries`, dropping the oldest entry (insertion order) first. */
-function setBounded<K, V>(map: Map<K, V>, key: K, value: V): void {
-  map.delete(key);
-  if (map.size >= keyCacheEntries) map.delete(map.keys().next().value as K);
-  map.set(key, value);
-}
 
 export function toKeyView(row: ApiKeysTable): ApiKeyView {
   return {
@@ -139,9 +134,9 @@ export function expiryRule(expiresAt: number | null | undefined, now: number): B
 }
 
 export class ApiKeys {
-  private readonly knownKeys = new Map<string, CachedKey>();
-  private readonly unknownKeys = new Map<string, CachedKey>();
-  private readonly lastUsedWritten = new Map<string, number>();
+  private readonly knownKeys = new BoundedMap<string, CachedKey>(keyCacheEntries);
+  private readonly unknownKeys = new BoundedMap<string, CachedKey>(keyCacheEntries);
+  private readonly lastUsedWritten = new BoundedMap<string, number>(keyCacheEntries);
   /** Revocations on this node: a key read before one (its row may predate it) is not cached. */
   private revocations = 0;
 
@@ -247,7 +242,7 @@ export class ApiKeys {
           until: read + this.cacheTtlMs,
         };
         // A revocation on this node since the read began: the row may be from before it, and is not kept.
-        if (this.revocations === revocations) setBounded(row ? this.knownKeys : this.unknownKeys, hash, fresh);
+        if (this.revocations === revocations) (row ? this.knownKeys : this.unknownKeys).set(hash, fresh);
         return this.admit(fresh, now);
       });
   }
@@ -264,7 +259,7 @@ export class ApiKeys {
   private noteUse(keyId: string, now: number): void {
     const last = this.lastUsedWritten.get(keyId) ?? 0;
     if (now - last < lastUsedWriteIntervalMs) return;
-    setBounded(this.lastUsedWritten, keyId, now);
+    this.lastUsedWritten.set(keyId, now);
     this.db
       .updateTable("api_keys")
       .set({ last_used_at: now })

@@ -14,6 +14,7 @@
 // replay and completion) each run on their own.
 import type { PostgresCursor, PostgresPool, PostgresPoolClient } from "kysely";
 import type pg from "pg";
+import { BoundedMap } from "../bounded-map.ts";
 
 /**
  * Texts named at most, per pool: what each connection may come to hold on the server. The gateway's statements are
@@ -26,15 +27,14 @@ const maxSeenOnce = 10_000;
 
 export function withPreparedStatements(pool: pg.Pool): PostgresPool {
   const names = new Map<string, string>();
-  const seenOnce = new Set<string>();
+  const seenOnce = new BoundedMap<string, true>(maxSeenOnce);
   let issued = 0;
 
   const nameFor = (text: string): string | undefined => {
     const name = names.get(text);
     if (name !== undefined || issued >= maxNamed) return name;
-    if (!seenOnce.has(text)) {
-      if (seenOnce.size >= maxSeenOnce) seenOnce.clear();
-      seenOnce.add(text);
+    if (seenOnce.get(text) === undefined) {
+      seenOnce.set(text, true);
       return undefined;
     }
     seenOnce.delete(text);

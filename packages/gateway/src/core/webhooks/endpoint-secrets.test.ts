@@ -1,10 +1,12 @@
 // The signing secrets delivery reads (on the store under test), kept opened so that an attempt does not decrypt them
-// again: only those still stored are kept, so that a secret rotated out (a leaked one) leaves memory at the next read.
+// again: only those still stored are kept, so that a secret rotated out (a leaked one) leaves memory at the next read;
+// at the bound, the endpoints least recently read make room, not those in use.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
 import { holdFirstResult } from "../../../test/held-result.ts";
 import { FakeClock } from "../../../test/webhooks/fake-clock.ts";
-import { EndpointSecrets } from "./endpoint-secrets.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
+import { EndpointSecrets, openedSecretsEndpoints } from "./endpoint-secrets.ts";
 import { WebhookEndpoints } from "./endpoints.ts";
 
 const account = "secrets-test";
@@ -83,3 +85,67 @@ it("keeps nothing a read found when the endpoint was changed on this node while 
   expect(secrets.openedCount).toBe(1);
   await endpoints.delete(account);
 });
+
+it("keeps a hot endpoint's secret opened while more other endpoints are read than it keeps", async () => {
+  const { db } = t.gateway.core.store;
+  const box = t.gateway.core.secretBox;
+  const now = Date.parse("2026-11-25T10:00:00.000Z");
+  // One endpoint delivered to all along, and as many others, each read once, as the endpoints kept.
+  const ids = Array.from({ length: openedSecretsEndpoints + 1 }, (_, i) => `we_bound${String(i).padStart(5, "0")}`);
+  const hotSealed = box.seal("whsec_hot");
+  const otherSealed = box.seal("whsec_other");
+  for (let i = 0; i < ids.length; i += 500) {
+    const batch = ids.slice(i, i + 500);
+    await db
+      .insertInto("accounts")
+      .values(batch.map((id) => ({ id: `acct_${id}`, name: id, created_at: now })))
+      .execute();
+    await db
+      .insertInto("webhook_endpoints")
+      .values(
+        batch.map((id) => ({
+          id,
+          account_id: `acct_${id}`,
+          url: "http://127.0.0.1:9/hooks",
+          event_types: '["*"]',
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute();
+    await db
+      .insertInto("webhook_secrets")
+      .values(
+        batch.map((id, j) => ({
+          id: `whs_${id}`,
+          endpoint_id: id,
+          secret_sealed: i + j === 0 ? hotSealed : otherSealed,
+          created_at: now,
+          expires_at: null,
+        })),
+      )
+      .execute();
+  }
+  let hotOpened = 0;
+  const counting = Object.create(box, {
+    open: {
+      value: (sealed: string) => {
+        if (sealed === hotSealed) hotOpened++;
+        return box.open(sealed);
+      },
+    },
+  }) as SecretBox;
+  const secrets = new EndpointSecrets(db, counting);
+  const [hot, ...others] = ids as [string, ...string[]];
+
+  await secrets.signingSecrets([hot]);
+  for (let i = 0; i < others.length; i += 500) {
+    await secrets.signingSecrets(others.slice(i, i + 500));
+    expect((await secrets.signingSecrets([hot])).get(hot)?.[0]?.secret).toBe("whsec_hot");
+  }
+  // Opened once: it stayed through every read of the others, the least recently read of which made room.
+  expect(hotOpened).toBe(1);
+  expect(secrets.openedCount).toBe(openedSecretsEndpoints);
+  await db.deleteFrom("webhook_endpoints").where("id", "like", "we_bound%").execute();
+  await db.deleteFrom("accounts").where("id", "like", "acct_we_bound%").execute();
+}, 120_000);

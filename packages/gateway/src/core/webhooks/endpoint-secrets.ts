@@ -3,6 +3,7 @@
 // signs with each one still in force.
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
+import { BoundedMap } from "../../bounded-map.ts";
 import { precompilePerCount } from "../../store/precompiled.ts";
 import type { Database } from "../../store/schema.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
@@ -21,6 +22,9 @@ interface SecretRow {
   created_at: number;
 }
 
+/** Endpoints whose secrets a node keeps opened at most. */
+export const openedSecretsEndpoints = 10_000;
+
 export class EndpointSecrets {
   /** The secrets of some endpoints, compiled once per count: delivery reads them whenever its kept copy is stale. */
   private readonly secretsOf: (endpointIds: readonly string[]) => Promise<{ rows: unknown[] }>;
@@ -28,16 +32,19 @@ export class EndpointSecrets {
    * Opened secrets by endpoint, then by sealed value: a sealed value never changes, so delivery does not decrypt on
    * every attempt. Each read of an endpoint's secrets keeps only those still stored, so that a secret rotated out (a
    * leaked one) is not kept in memory in the clear once delivery has read the endpoint's secrets again; a rotation or
-   * deletion through this node drops the endpoint's at once (forget).
+   * deletion through this node drops the endpoint's at once (forget). At most `maxEndpoints` endpoints' secrets are
+   * kept, those of the endpoints least recently delivered to dropped first.
    */
-  private readonly opened = new Map<string, Map<string, string>>();
+  private readonly opened: BoundedMap<string, Map<string, string>>;
   /** Counts `forget`s: a read that overlaps one does not keep what it read (it may be what was just rotated out). */
   private forgotten = 0;
 
   constructor(
     db: Kysely<Database>,
     private readonly box: SecretBox,
+    maxEndpoints = openedSecretsEndpoints,
   ) {
+    this.opened = new BoundedMap(maxEndpoints);
     this.secretsOf = precompilePerCount(db, (ids) =>
       db
         .selectFrom("webhook_secrets")
@@ -109,7 +116,6 @@ export class EndpointSecrets {
       if (opened === undefined) {
         this.opened.delete(endpointId);
       } else {
-        if (this.opened.size >= 10_000 && !this.opened.has(endpointId)) this.opened.clear();
         this.opened.set(endpointId, opened);
       }
     }

@@ -2,6 +2,7 @@
 // an address that was resolved and checked in the same step (the private-address guard, against DNS rebinding).
 import net from "node:net";
 import { Agent } from "undici";
+import { BoundedMap } from "../../bounded-map.ts";
 import { isPrivateAddress } from "./address-guard.ts";
 import { hostOf } from "./endpoint-url.ts";
 import { PostTimeoutError, postOnce } from "./post.ts";
@@ -25,6 +26,8 @@ export interface AttemptOutcome {
 }
 
 const responseKeepBytes = 1024;
+/** Endpoint URLs a node keeps parsed at most. */
+export const parsedUrlEntries = 1_000;
 
 type LookupCallback = (
   error: Error | null,
@@ -104,12 +107,12 @@ export class WebhookSender {
     return this.agent.close();
   }
 
-  private readonly parsed = new Map<string, URL>();
+  /** Endpoints' URLs parsed once, not for every attempt; the least recently sent to dropped first. */
+  private readonly parsed = new BoundedMap<string, URL>(parsedUrlEntries);
   private parse(url: string): URL {
     let target = this.parsed.get(url);
     if (!target) {
       target = new URL(url);
-      if (this.parsed.size > 1_000) this.parsed.clear();
       this.parsed.set(url, target);
     }
     return target;

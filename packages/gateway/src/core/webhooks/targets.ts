@@ -6,6 +6,7 @@
 // on this node drops its entry at once, and an entry is read again when it is older than `maxAgeMs`, which bounds how
 // long a change made through another node takes to reach this node's worker. A grace's end is judged at each lookup.
 import type { Kysely } from "kysely";
+import { BoundedMap } from "../../bounded-map.ts";
 import { precompilePerCount } from "../../store/precompiled.ts";
 import type { Database } from "../../store/schema.ts";
 import type { SigningSecret } from "./endpoint-secrets.ts";
@@ -20,6 +21,9 @@ export interface AttemptTarget {
 /** How long a change made through another node may take to reach this node's attempts. */
 export const targetMaxAgeMs = 1_000;
 
+/** Endpoints whose targets a node keeps at most. */
+export const targetEntries = 10_000;
+
 interface Kept {
   url: string;
   secrets: SigningSecret[];
@@ -28,7 +32,8 @@ interface Kept {
 
 export class AttemptTargets {
   private readonly urls: (ids: readonly string[]) => Promise<{ rows: unknown[] }>;
-  private readonly kept = new Map<string, Kept>();
+  /** The endpoints least recently attempted are dropped first when `maxEntries` are kept. */
+  private readonly kept: BoundedMap<string, Kept>;
   /** Counts the changes seen: a read that started before one does not keep what it read. */
   private changes = 0;
 
@@ -36,7 +41,9 @@ export class AttemptTargets {
     db: Kysely<Database>,
     private readonly endpoints: WebhookEndpoints,
     private readonly maxAgeMs = targetMaxAgeMs,
+    maxEntries = targetEntries,
   ) {
+    this.kept = new BoundedMap(maxEntries);
     this.urls = precompilePerCount(db, (ids) =>
       db.selectFrom("webhook_endpoints").select(["id", "url"]).where("id", "in", ids),
     );
@@ -80,8 +87,6 @@ export class AttemptTargets {
       const target = targetOf(kept, now);
       if (target) targets.set(id, target);
     }
-    // Entries of endpoints no longer read (deleted on another node, or idle) do not pile up.
-    if (this.kept.size > 10_000) this.kept.clear();
     return targets;
   }
 }

@@ -1,0 +1,36 @@
+// The bounded map: at its bound, setting a new entry drops the least recently used one, so the entries in use stay.
+import { expect, it } from "vitest";
+import { BoundedMap } from "./bounded-map.ts";
+
+it("drops the least recently used entry at its bound, keeping those read or set since", () => {
+  const map = new BoundedMap<string, number>(3);
+  map.set("a", 1);
+  map.set("b", 2);
+  map.set("c", 3);
+  // "a" read and "b" set again: "c" is now the least recently used.
+  expect(map.get("a")).toBe(1);
+  map.set("b", 20);
+  map.set("d", 4);
+  expect(map.size).toBe(3);
+  expect([...map]).toEqual([
+    ["a", 1],
+    ["b", 20],
+    ["d", 4],
+  ]);
+  expect(map.get("c")).toBeUndefined();
+  map.set("e", 5);
+  expect([...map.values()]).toEqual([20, 4, 5]);
+});
+
+it("keeps a deleted key's room for the next entry", () => {
+  const map = new BoundedMap<string, number>(2);
+  map.set("a", 1);
+  map.set("b", 2);
+  expect(map.delete("a")).toBe(true);
+  expect(map.delete("a")).toBe(false);
+  map.set("c", 3);
+  expect([...map]).toEqual([
+    ["b", 2],
+    ["c", 3],
+  ]);
+});
