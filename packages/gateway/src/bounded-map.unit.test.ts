@@ -1,4 +1,5 @@
-// The bounded map: at its bound, setting a new entry drops the least recently used one, so the entries in use stay.
+// The bounded map: at its bound, setting a new entry drops the least recently used one, so the entries in use stay;
+// with an idle bound, entries unused for that long leave at its next use, without waiting for it to fill.
 import { expect, it } from "vitest";
 import { BoundedMap } from "./bounded-map.ts";
 
@@ -33,4 +34,27 @@ it("keeps a deleted key's room for the next entry", () => {
     ["b", 2],
     ["c", 3],
   ]);
+});
+
+it("drops the entries unused for longer than its idle bound when it is next used, those used since staying", () => {
+  let time = 0;
+  const map = new BoundedMap<string, number>(10, { maxIdleMs: 1_000, now: () => time });
+  map.set("a", 1);
+  map.set("b", 2);
+  time = 600;
+  map.set("c", 3);
+  expect(map.get("a")).toBe(1);
+  time = 1_000;
+  // "b" was last used at 0: gone at the next use of the map, whichever key it is for.
+  expect(map.get("c")).toBe(3);
+  expect([...map]).toEqual([
+    ["a", 1],
+    ["c", 3],
+  ]);
+  time = 1_599;
+  map.set("d", 4);
+  expect([...map.values()]).toEqual([1, 3, 4]);
+  time = 2_600;
+  expect(map.get("d")).toBeUndefined();
+  expect(map.size).toBe(0);
 });

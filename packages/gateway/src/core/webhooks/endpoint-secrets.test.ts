@@ -6,7 +6,8 @@ import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
 import { holdFirstResult } from "../../../test/held-result.ts";
 import { FakeClock } from "../../../test/webhooks/fake-clock.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
-import { EndpointSecrets, openedSecretsEndpoints } from "./endpoint-secrets.ts";
+import { endpointCacheEntries } from "./cache-bounds.ts";
+import { EndpointSecrets } from "./endpoint-secrets.ts";
 import { WebhookEndpoints } from "./endpoints.ts";
 
 const account = "secrets-test";
@@ -91,7 +92,7 @@ it("keeps a hot endpoint's secret opened while more other endpoints are read tha
   const box = t.gateway.core.secretBox;
   const now = Date.parse("2026-11-25T10:00:00.000Z");
   // One endpoint delivered to all along, and as many others, each read once, as the endpoints kept.
-  const ids = Array.from({ length: openedSecretsEndpoints + 1 }, (_, i) => `we_bound${String(i).padStart(5, "0")}`);
+  const ids = Array.from({ length: endpointCacheEntries + 1 }, (_, i) => `we_bound${String(i).padStart(5, "0")}`);
   const hotSealed = box.seal("whsec_hot");
   const otherSealed = box.seal("whsec_other");
   for (let i = 0; i < ids.length; i += 500) {
@@ -145,7 +146,7 @@ it("keeps a hot endpoint's secret opened while more other endpoints are read tha
   }
   // Opened once: it stayed through every read of the others, the least recently read of which made room.
   expect(hotOpened).toBe(1);
-  expect(secrets.openedCount).toBe(openedSecretsEndpoints);
+  expect(secrets.openedCount).toBe(endpointCacheEntries);
   await db.deleteFrom("webhook_endpoints").where("id", "like", "we_bound%").execute();
   await db.deleteFrom("accounts").where("id", "like", "acct_we_bound%").execute();
 }, 120_000);

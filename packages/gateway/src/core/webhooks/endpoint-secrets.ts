@@ -8,6 +8,7 @@ import { precompilePerCount } from "../../store/precompiled.ts";
 import type { Database } from "../../store/schema.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { newId } from "../ids.ts";
+import { endpointCacheEntries, endpointCacheIdleMs } from "./cache-bounds.ts";
 
 export interface SigningSecret {
   secret: string;
@@ -22,9 +23,6 @@ interface SecretRow {
   created_at: number;
 }
 
-/** Endpoints whose secrets a node keeps opened at most. */
-export const openedSecretsEndpoints = 10_000;
-
 export class EndpointSecrets {
   /** The secrets of some endpoints, compiled once per count: delivery reads them whenever its kept copy is stale. */
   private readonly secretsOf: (endpointIds: readonly string[]) => Promise<{ rows: unknown[] }>;
@@ -32,8 +30,9 @@ export class EndpointSecrets {
    * Opened secrets by endpoint, then by sealed value: a sealed value never changes, so delivery does not decrypt on
    * every attempt. Each read of an endpoint's secrets keeps only those still stored, so that a secret rotated out (a
    * leaked one) is not kept in memory in the clear once delivery has read the endpoint's secrets again; a rotation or
-   * deletion through this node drops the endpoint's at once (forget). At most `maxEndpoints` endpoints' secrets are
-   * kept, those of the endpoints least recently delivered to dropped first.
+   * deletion through this node drops the endpoint's at once (forget). Bounded as cache-bounds.ts says: those of the
+   * endpoints least recently delivered to make room first, and those unused for a while leave (a deletion through
+   * another node is not told to this node).
    */
   private readonly opened: BoundedMap<string, Map<string, string>>;
   /** Counts `forget`s: a read that overlaps one does not keep what it read (it may be what was just rotated out). */
@@ -42,9 +41,8 @@ export class EndpointSecrets {
   constructor(
     db: Kysely<Database>,
     private readonly box: SecretBox,
-    maxEndpoints = openedSecretsEndpoints,
   ) {
-    this.opened = new BoundedMap(maxEndpoints);
+    this.opened = new BoundedMap(endpointCacheEntries, { maxIdleMs: endpointCacheIdleMs });
     this.secretsOf = precompilePerCount(db, (ids) =>
       db
         .selectFrom("webhook_secrets")

@@ -4,6 +4,7 @@ import net from "node:net";
 import { Agent } from "undici";
 import { BoundedMap } from "../../bounded-map.ts";
 import { isPrivateAddress } from "./address-guard.ts";
+import { endpointCacheIdleMs, parsedUrlEntries } from "./cache-bounds.ts";
 import { hostOf } from "./endpoint-url.ts";
 import { PostTimeoutError, postOnce } from "./post.ts";
 import { BlockedAddressError, type HostResolver, resolveAllowed } from "./resolver.ts";
@@ -26,8 +27,6 @@ export interface AttemptOutcome {
 }
 
 const responseKeepBytes = 1024;
-/** Endpoint URLs a node keeps parsed at most. */
-export const parsedUrlEntries = 1_000;
 
 type LookupCallback = (
   error: Error | null,
@@ -107,8 +106,10 @@ export class WebhookSender {
     return this.agent.close();
   }
 
-  /** Endpoints' URLs parsed once, not for every attempt; the least recently sent to dropped first. */
-  private readonly parsed = new BoundedMap<string, URL>(parsedUrlEntries);
+  /** Endpoints' URLs parsed once, not for every attempt; bounded as cache-bounds.ts says. */
+  private readonly parsed = new BoundedMap<string, URL>(parsedUrlEntries, {
+    maxIdleMs: endpointCacheIdleMs,
+  });
   private parse(url: string): URL {
     let target = this.parsed.get(url);
     if (!target) {

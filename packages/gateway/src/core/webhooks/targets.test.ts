@@ -1,9 +1,11 @@
 // The endpoint targets the delivery worker keeps (on the store under test): a change made on this node applies to the
 // next attempt at once; one made through another node (a second WebhookEndpoints on the same store) once the kept
-// entry is older than its maximum age; a grace's end is judged at each lookup against the gateway's clock.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// entry is older than its maximum age; a grace's end is judged at each lookup against the gateway's clock. An entry
+// unused for the idle bound (an endpoint deleted through another node and no longer attempted) leaves.
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
 import { FakeClock } from "../../../test/webhooks/fake-clock.ts";
+import { endpointCacheIdleMs } from "./cache-bounds.ts";
 import { WebhookEndpoints } from "./endpoints.ts";
 import { AttemptTargets } from "./targets.ts";
 
@@ -93,5 +95,27 @@ describe("the endpoint targets kept for attempts", () => {
     expect(targets.fresh([id], clock.now())).toBeUndefined();
     expect((await targets.lookup([id], clock.now())).get(id)?.url).toBe("http://127.0.0.1:9/after");
     await here.delete(account);
+  });
+
+  it("let an endpoint deleted through another node leave once unused for the idle bound, at the next lookup", async () => {
+    const clock = new FakeClock(start);
+    const { here, elsewhere, targets } = nodes(clock);
+    await t.gateway.core.accounts.ensure("targets-idle");
+    const deleted = (await here.set(account, { url: "http://127.0.0.1:9/deleted", event_types: ["*"] })).endpoint.id;
+    const other = (await here.set("targets-idle", { url: "http://127.0.0.1:9/other", event_types: ["*"] })).endpoint;
+    const kept = () => [...(targets as unknown as { kept: Iterable<[string, unknown]> }).kept].map(([id]) => id);
+    await targets.lookup([deleted], clock.now());
+    await elsewhere.delete(account);
+    expect(kept()).toEqual([deleted]);
+
+    const real = performance.now.bind(performance);
+    const later = vi.spyOn(performance, "now").mockImplementation(() => real() + endpointCacheIdleMs);
+    try {
+      await targets.lookup([other.id], clock.now());
+    } finally {
+      later.mockRestore();
+    }
+    expect(kept()).toEqual([other.id]);
+    await here.delete("targets-idle");
   });
 });

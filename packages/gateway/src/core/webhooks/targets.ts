@@ -9,6 +9,7 @@ import type { Kysely } from "kysely";
 import { BoundedMap } from "../../bounded-map.ts";
 import { precompilePerCount } from "../../store/precompiled.ts";
 import type { Database } from "../../store/schema.ts";
+import { endpointCacheEntries, endpointCacheIdleMs } from "./cache-bounds.ts";
 import type { SigningSecret } from "./endpoint-secrets.ts";
 import type { WebhookEndpoints } from "./endpoints.ts";
 
@@ -21,9 +22,6 @@ export interface AttemptTarget {
 /** How long a change made through another node may take to reach this node's attempts. */
 export const targetMaxAgeMs = 1_000;
 
-/** Endpoints whose targets a node keeps at most. */
-export const targetEntries = 10_000;
-
 interface Kept {
   url: string;
   secrets: SigningSecret[];
@@ -32,7 +30,7 @@ interface Kept {
 
 export class AttemptTargets {
   private readonly urls: (ids: readonly string[]) => Promise<{ rows: unknown[] }>;
-  /** The endpoints least recently attempted are dropped first when `maxEntries` are kept. */
+  /** Bounded as cache-bounds.ts says: the endpoints least recently attempted make room first; idle ones leave. */
   private readonly kept: BoundedMap<string, Kept>;
   /** Counts the changes seen: a read that started before one does not keep what it read. */
   private changes = 0;
@@ -41,9 +39,8 @@ export class AttemptTargets {
     db: Kysely<Database>,
     private readonly endpoints: WebhookEndpoints,
     private readonly maxAgeMs = targetMaxAgeMs,
-    maxEntries = targetEntries,
   ) {
-    this.kept = new BoundedMap(maxEntries);
+    this.kept = new BoundedMap(endpointCacheEntries, { maxIdleMs: endpointCacheIdleMs });
     this.urls = precompilePerCount(db, (ids) =>
       db.selectFrom("webhook_endpoints").select(["id", "url"]).where("id", "in", ids),
     );
