@@ -55,6 +55,8 @@ export interface GatewayConfig {
   webhookPollIntervalMs: number;
   webhookLeaseMs: number;
   webhookConcurrency: number;
+  /** Attempts in flight per node to any one endpoint, at most `webhookConcurrency`. */
+  webhookEndpointConcurrency: number;
   /** Whether this node runs the webhook delivery worker. */
   webhookWorker: boolean;
   /** Per provider id: the secret its inbound hooks are signed with (GATEWAY_HOOK_SECRET_<ID>). */
@@ -108,6 +110,9 @@ function refuseMalformedProviderSettings(env: Env): void {
   }
 }
 
+/** A quarter of the node's webhook slots: one receiver that hangs leaves three quarters to the other endpoints. */
+const defaultEndpointConcurrency = (concurrency: number) => Math.max(1, Math.floor(concurrency / 4));
+
 export function loadConfig(env: Env = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   refuseMalformedProviderSettings(env);
   const port = env.PORT ? parsePort("PORT", env.PORT) : 8080;
@@ -146,6 +151,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
       `GATEWAY_WEBHOOK_LEASE_MS (${webhookLeaseMs}) must be longer than GATEWAY_WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs}): a delivery's lease must outlast its attempt`,
     );
   }
+  const webhookConcurrency = integer(env, "GATEWAY_WEBHOOK_CONCURRENCY", 64, { min: 1 });
+  const webhookEndpointConcurrency = integer(
+    env,
+    "GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY",
+    defaultEndpointConcurrency(webhookConcurrency),
+    { min: 1, max: webhookConcurrency },
+  );
   return {
     env: environment(env),
     host: env.HOST ? parseHost("HOST", env.HOST) : "127.0.0.1",
@@ -174,7 +186,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     webhookTimeoutMs,
     webhookPollIntervalMs: milliseconds(env, "GATEWAY_WEBHOOK_POLL_INTERVAL_MS", 1_000),
     webhookLeaseMs,
-    webhookConcurrency: integer(env, "GATEWAY_WEBHOOK_CONCURRENCY", 64, { min: 1 }),
+    webhookConcurrency,
+    webhookEndpointConcurrency,
     webhookWorker: !flag(env, "GATEWAY_NO_WEBHOOK_WORKER"),
     hookSecrets,
     startSandboxes: !flag(env, "GATEWAY_NO_SANDBOXES"),

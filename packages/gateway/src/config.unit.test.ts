@@ -258,6 +258,19 @@ describe("numbers", () => {
     );
   });
 
+  it("gives an endpoint a quarter of the webhook concurrency by default, from 1 up to the whole concurrency", () => {
+    expect(loadConfig({}).webhookEndpointConcurrency).toBe(16);
+    expect(loadConfig({ GATEWAY_WEBHOOK_CONCURRENCY: "10" }).webhookEndpointConcurrency).toBe(2);
+    expect(loadConfig({ GATEWAY_WEBHOOK_CONCURRENCY: "3" }).webhookEndpointConcurrency).toBe(1);
+    const whole = { GATEWAY_WEBHOOK_CONCURRENCY: "8", GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: "8" };
+    expect(loadConfig(whole).webhookEndpointConcurrency).toBe(8);
+    for (const value of ["0", "9"]) {
+      expect(() =>
+        loadConfig({ GATEWAY_WEBHOOK_CONCURRENCY: "8", GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: value }),
+      ).toThrow(`GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY must be an integer from 1 to 8, got "${value}"`);
+    }
+  });
+
   it.each(["70000", "0x10", "abc"])("PORT=%j is refused", (value) => {
     expect(() => loadConfig({ PORT: value })).toThrow(`PORT must be a port number (0 to 65535), got "${value}"`);
   });

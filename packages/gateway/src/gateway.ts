@@ -121,6 +121,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         pollIntervalMs: config.webhookPollIntervalMs,
         leaseMs: config.webhookLeaseMs,
         concurrency: config.webhookConcurrency,
+        endpointConcurrency: config.webhookEndpointConcurrency,
         userAgent: "ProviderGateway-Webhooks/1.0",
         resolve: options.webhookResolver,
       },

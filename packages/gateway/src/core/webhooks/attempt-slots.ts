@@ -1,7 +1,9 @@
-// The delivery worker's sending side: claimed deliveries wait in a queue for one of `concurrency` slots. The endpoints
-// of the attempts started together are taken from the targets kept, or read in one lookup when one of them is not kept
-// fresh; one lookup at a time, and slots freed meanwhile are filled by the next. A slot is freed once the receiver has
-// answered (or no attempt is made), before the outcome is written.
+// The delivery worker's sending side: claimed deliveries wait in a queue for one of `concurrency` slots, oldest claim
+// first, and an endpoint takes at most `endpointConcurrency` of them: a delivery whose endpoint has that many attempts
+// under way waits without holding back the deliveries to other endpoints behind it, so a receiver that hangs delays
+// only its own. The endpoints of the attempts started together are taken from the targets kept, or read in one lookup
+// when one of them is not kept fresh; one lookup at a time, and slots freed meanwhile are filled by the next. A slot is
+// freed once the receiver has answered (or no attempt is made), before the outcome is written.
 import { type AttemptDeps, attemptDelivery, type ReadyAttempt } from "./attempt.ts";
 import { releaseClaims } from "./claim.ts";
 import type { AttemptTarget, AttemptTargets } from "./targets.ts";
@@ -11,8 +13,10 @@ export interface AttemptSlotsDeps {
   attempts: AttemptDeps;
   targets: AttemptTargets;
   concurrency: number;
-  /** Called each time a slot is freed (the worker then claims more once there is room). */
-  onSlotFreed(): void;
+  /** Slots one endpoint may take at once. */
+  endpointConcurrency: number;
+  /** Called each time a slot is freed, with its delivery's endpoint (the worker then claims more once there is room). */
+  onSlotFreed(endpointId: string): void;
 }
 
 export class AttemptSlots {
@@ -22,6 +26,9 @@ export class AttemptSlots {
   private readonly unfinished = new Set<Promise<void>>();
   /** Slots taken: attempts under way, and those whose endpoint is being read. */
   private sending = 0;
+  /** Per endpoint: the slots it takes, and the claims held (those, and those waiting in `ready`). */
+  private readonly sendingTo = new Map<string, number>();
+  private readonly heldFor = new Map<string, number>();
   private lookingUp = false;
   private running = false;
 
@@ -32,7 +39,17 @@ export class AttemptSlots {
     return this.sending + this.ready.length;
   }
 
+  /** Claimed deliveries held for each endpoint that has any. */
+  heldByEndpoint(): ReadonlyMap<string, number> {
+    return this.heldFor;
+  }
+
+  heldOf(endpointId: string): number {
+    return this.heldFor.get(endpointId) ?? 0;
+  }
+
   add(attempts: readonly ReadyAttempt[]): void {
+    for (const { delivery } of attempts) increment(this.heldFor, delivery.endpoint_id, 1);
     this.ready.push(...attempts);
     this.pump();
   }
@@ -50,7 +67,9 @@ export class AttemptSlots {
 
   /** Hands back the claims still waiting for a slot (after `halt`), for another worker to take. */
   releaseWaiting(): Promise<void> {
-    return this.release(this.ready.splice(0));
+    const waiting = this.ready.splice(0);
+    for (const { delivery } of waiting) increment(this.heldFor, delivery.endpoint_id, -1);
+    return this.release(waiting);
   }
 
   /** Settles once every attempt started has been recorded. */
@@ -61,7 +80,8 @@ export class AttemptSlots {
   private pump(): void {
     const free = this.deps.concurrency - this.sending;
     if (!this.running || this.lookingUp || free <= 0 || this.ready.length === 0) return;
-    const batch = this.ready.splice(0, free);
+    const batch = this.takeStartable(free);
+    if (batch.length === 0) return;
     this.sending += batch.length;
     const endpointIds = [...new Set(batch.map((entry) => entry.delivery.endpoint_id))];
     const now = this.deps.attempts.clock.now();
@@ -91,6 +111,30 @@ export class AttemptSlots {
     this.track(started);
   }
 
+  /**
+   * Takes up to `free` deliveries from `ready`, oldest first, skipping those whose endpoint has all its slots; those
+   * keep their place. Counts the slots taken.
+   */
+  private takeStartable(free: number): ReadyAttempt[] {
+    const { endpointConcurrency } = this.deps;
+    const batch: ReadyAttempt[] = [];
+    const skipped: ReadyAttempt[] = [];
+    let index = 0;
+    for (; index < this.ready.length && batch.length < free; index++) {
+      const entry = this.ready[index] as ReadyAttempt;
+      const endpointId = entry.delivery.endpoint_id;
+      if ((this.sendingTo.get(endpointId) ?? 0) >= endpointConcurrency) {
+        skipped.push(entry);
+        continue;
+      }
+      increment(this.sendingTo, endpointId, 1);
+      batch.push(entry);
+    }
+    // The entries looked at leave the queue but those skipped, which go back at its head in their order.
+    this.ready.splice(0, index, ...skipped);
+    return batch;
+  }
+
   private startAll(batch: readonly ReadyAttempt[], targets: Map<string, AttemptTarget>): void {
     for (const entry of batch) this.track(this.attempt(entry, targets.get(entry.delivery.endpoint_id)));
   }
@@ -98,7 +142,7 @@ export class AttemptSlots {
   /** Hands back claims that took a slot but were not sent, and frees their slots. */
   private async handBack(batch: readonly ReadyAttempt[]): Promise<void> {
     await this.release(batch);
-    for (const _ of batch) this.slotFreed();
+    for (const entry of batch) this.slotFreed(entry.delivery.endpoint_id);
   }
 
   private async release(batch: readonly ReadyAttempt[]): Promise<void> {
@@ -112,17 +156,26 @@ export class AttemptSlots {
     void work.finally(() => this.unfinished.delete(work));
   }
 
-  private slotFreed(): void {
+  private slotFreed(endpointId: string): void {
     this.sending--;
+    increment(this.sendingTo, endpointId, -1);
+    increment(this.heldFor, endpointId, -1);
     this.pump();
-    this.deps.onSlotFreed();
+    this.deps.onSlotFreed(endpointId);
   }
 
   private attempt(ready: ReadyAttempt, target: AttemptTarget | undefined): Promise<void> {
     let released = false;
     return attemptDelivery(this.deps.attempts, ready, target, () => {
-      if (!released) this.slotFreed();
+      if (!released) this.slotFreed(ready.delivery.endpoint_id);
       released = true;
     });
   }
+}
+
+/** Adds `by` to an endpoint's count; a count back at zero is dropped, so the maps hold only endpoints in use. */
+function increment(counts: Map<string, number>, endpointId: string, by: number): void {
+  const count = (counts.get(endpointId) ?? 0) + by;
+  if (count === 0) counts.delete(endpointId);
+  else counts.set(endpointId, count);
 }

@@ -10,29 +10,50 @@ export type ClaimDueDeliveries = (input: {
   now: number;
   leaseMs: number;
   limit: number;
+  /** Endpoints whose deliveries are not taken (this node holds its share of them already); none by default. */
+  excludedEndpoints?: readonly string[];
 }) => Promise<WebhookDeliveriesTable[]>;
 
-/** The claim statement of one store, compiled once (the worker runs it for every batch). */
+/**
+ * The claim statement of one store, compiled once per count of excluded endpoints (the worker runs it for every
+ * batch). The exclusion is a filter on the rows scanned, applied before the limit and, on PostgreSQL, before the rows
+ * are locked: a row skipped because another node locks it does not take the place of one that could be claimed.
+ */
 export function claimDueDeliveries(db: Kysely<Database>, kind: StoreKind): ClaimDueDeliveries {
-  const statement = precompile<"now" | "leaseUntil" | "limit", Database>(db, (p) => {
-    let due = db
-      .selectFrom("webhook_deliveries")
-      .select("id")
-      // A literal, not a parameter: only then can SQLite's planner use the partial index of pending rows.
-      .where("status", "=", sql.lit("pending"))
-      .where("next_attempt_at", "<=", p("now"))
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", p("now"))]))
-      .orderBy("next_attempt_at")
-      .limit(p("limit"));
-    if (kind === "postgres") due = due.forUpdate().skipLocked();
-    return db
-      .updateTable("webhook_deliveries")
-      .set((eb) => ({ lease_until: p("leaseUntil"), attempt_count: eb("attempt_count", "+", 1) }))
-      .where("id", "in", due)
-      .returningAll();
-  });
-  return async ({ now, leaseMs, limit }) =>
-    (await statement({ now, leaseUntil: now + leaseMs, limit })).rows as WebhookDeliveriesTable[];
+  const compile = (excluded: number) =>
+    precompile<string, Database>(db, (p) => {
+      let due = db
+        .selectFrom("webhook_deliveries")
+        .select("id")
+        // A literal, not a parameter: only then can SQLite's planner use the partial index of pending rows.
+        .where("status", "=", sql.lit("pending"))
+        .where("next_attempt_at", "<=", p("now"))
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", p("now"))]));
+      if (excluded > 0) {
+        const ids = Array.from({ length: excluded }, (_, index) => p(`endpoint${index}`));
+        due = due.where("endpoint_id", "not in", ids);
+      }
+      due = due.orderBy("next_attempt_at").limit(p("limit"));
+      if (kind === "postgres") due = due.forUpdate().skipLocked();
+      return db
+        .updateTable("webhook_deliveries")
+        .set((eb) => ({ lease_until: p("leaseUntil"), attempt_count: eb("attempt_count", "+", 1) }))
+        .where("id", "in", due)
+        .returningAll();
+    });
+  const byExcluded = new Map<number, ReturnType<typeof compile>>();
+  return async ({ now, leaseMs, limit, excludedEndpoints = [] }) => {
+    let statement = byExcluded.get(excludedEndpoints.length);
+    if (!statement) {
+      statement = compile(excludedEndpoints.length);
+      byExcluded.set(excludedEndpoints.length, statement);
+    }
+    const values: Record<string, unknown> = { now, leaseUntil: now + leaseMs, limit };
+    excludedEndpoints.forEach((id, index) => {
+      values[`endpoint${index}`] = id;
+    });
+    return (await statement(values)).rows as WebhookDeliveriesTable[];
+  };
 }
 
 /**

@@ -17,6 +17,8 @@ export interface WebhookSettings {
   pollIntervalMs: number;
   leaseMs: number;
   concurrency: number;
+  /** Attempts in flight to any one endpoint (at most `concurrency`). */
+  endpointConcurrency: number;
   userAgent: string;
   /** Replaces DNS (tests simulate rebinding with it). */
   resolve?: HostResolver | undefined;

@@ -32,7 +32,7 @@ it("polls at its interval once the wake's window has passed, though the machine'
       sender: {} as WebhookSender,
       log: { error: () => {}, info: () => {} },
     },
-    { pollIntervalMs: 60_000, leaseMs: 60_000, concurrency: 2, userAgent: "test" },
+    { pollIntervalMs: 60_000, leaseMs: 60_000, concurrency: 2, endpointConcurrency: 1, userAgent: "test" },
   );
   worker.start();
   try {

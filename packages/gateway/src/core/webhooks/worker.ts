@@ -2,6 +2,12 @@
 // read each endpoint's current URL and secrets as an attempt starts, sign afresh, POST, and record the outcome. It runs
 // on every node; a recorded event on this node wakes it at once, otherwise it polls. Also purges events and inbound
 // hooks past retention.
+//
+// Each endpoint has a share of the node: `endpointConcurrency` slots, and twice that in claimed deliveries (those under
+// way and the next round). A claim passes over the endpoints that hold more than one round, and takes no more rows than
+// the endpoints it may return can hold, so a node never claims what it would have to hand back; the oldest due
+// deliveries of the other endpoints are claimed instead, and a receiver that hangs with a large backlog takes only its
+// own share.
 import type { Kysely, QueryResult } from "kysely";
 import { PeriodicPurge } from "../../store/batched-purge.ts";
 import type { StoreKind } from "../../store/database.ts";
@@ -20,7 +26,15 @@ export interface WorkerOptions {
   pollIntervalMs: number;
   leaseMs: number;
   concurrency: number;
+  /** Slots one endpoint may take at once, from 1 to `concurrency`. */
+  endpointConcurrency: number;
   userAgent: string;
+}
+
+/** What the next claim may take: how many rows, and from which endpoints not. */
+interface ClaimPlan {
+  limit: number;
+  excluded: string[];
 }
 
 export interface WorkerDeps {
@@ -50,6 +64,15 @@ export class WebhookWorker {
   private sleeper: (() => void) | undefined;
   private waitingForRoom = false;
   private lastWakeAt = Number.NEGATIVE_INFINITY;
+  /** Counts the wakes, and the endpoints that came back under their share (either may make a claim find more). */
+  private wakes = 0;
+  private endpointsFreed = 0;
+  /**
+   * The last claim that came back short: nothing else was due outside the endpoints it excluded. While no wake came and
+   * no poll interval passed, a claim that excludes at least those is not made again: it would only walk past their
+   * due rows (a backlog of one endpoint can be long) to find nothing.
+   */
+  private exhausted: { excluded: ReadonlySet<string>; wakes: number; at: number } | undefined;
   /** Polls that failed in a row (the store unreachable): the first is logged, and the recovery. */
   private claimFailures = 0;
   private purges: PeriodicPurge | undefined;
@@ -76,8 +99,15 @@ export class WebhookWorker {
       },
       targets: new AttemptTargets(deps.db, deps.endpoints),
       concurrency: options.concurrency,
-      onSlotFreed: () => {
-        if (this.waitingForRoom && this.room() >= this.options.concurrency) this.sleeper?.();
+      endpointConcurrency: options.endpointConcurrency,
+      onSlotFreed: (endpointId) => {
+        if (this.waitingForRoom) {
+          if (this.room() >= this.options.concurrency) this.sleeper?.();
+        } else if (this.slots.heldOf(endpointId) === this.options.endpointConcurrency) {
+          // Back to one round held: the endpoint's next deliveries may be claimed.
+          this.endpointsFreed++;
+          this.sleeper?.();
+        }
       },
     });
   }
@@ -85,6 +115,8 @@ export class WebhookWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
+    // What a claim found before a stop says nothing of what is due now.
+    this.exhausted = undefined;
     this.slots.start();
     this.loopDone = this.loop();
     this.purges = new PeriodicPurge(
@@ -111,6 +143,7 @@ export class WebhookWorker {
 
   wake(): void {
     this.lastWakeAt = performance.now();
+    this.wakes++;
     if (!this.waitingForRoom) this.sleeper?.();
   }
 
@@ -119,9 +152,29 @@ export class WebhookWorker {
     return 2 * this.options.concurrency - this.slots.held;
   }
 
-  /** Claims up to `limit` due deliveries, reads their events and starts as many as slots allow. */
-  async deliverDueWebhooks(limit: number): Promise<number> {
-    const claimed = await this.claim({ now: this.deps.clock.now(), leaseMs: this.options.leaseMs, limit });
+  /**
+   * The next claim: endpoints holding more than one round are excluded, and the limit is what every endpoint the claim
+   * may return can still hold (one it holds nothing of can hold two rounds), within the node's room.
+   */
+  private claimPlan(): ClaimPlan {
+    const share = 2 * this.options.endpointConcurrency;
+    let limit = Math.min(this.room(), share);
+    const excluded: string[] = [];
+    for (const [endpointId, held] of this.slots.heldByEndpoint()) {
+      if (held > this.options.endpointConcurrency) excluded.push(endpointId);
+      else limit = Math.min(limit, share - held);
+    }
+    return { limit, excluded };
+  }
+
+  /** Claims due deliveries as the plan says, reads their events and starts as many as slots allow. */
+  async deliverDueWebhooks(plan: ClaimPlan): Promise<number> {
+    const claimed = await this.claim({
+      now: this.deps.clock.now(),
+      leaseMs: this.options.leaseMs,
+      limit: plan.limit,
+      excludedEndpoints: plan.excluded,
+    });
     if (claimed.length === 0) return 0;
     let rows: unknown[];
     try {
@@ -137,6 +190,16 @@ export class WebhookWorker {
     const bodyOf = new Map((rows as { id: string; body: string }[]).map((row) => [row.id, row.body]));
     this.slots.add(claimed.map((delivery) => ({ delivery, body: bodyOf.get(delivery.event_id) })));
     return claimed.length;
+  }
+
+  /** Whether the plan's claim would find nothing: the last short claim excluded no more, and nothing new came since. */
+  private foundExhausted(plan: ClaimPlan, now: number): boolean {
+    const last = this.exhausted;
+    if (!last || last.wakes !== this.wakes || now - last.at >= this.options.pollIntervalMs) return false;
+    if (now - this.lastWakeAt < wakeWindowMs) return false;
+    const excluded = new Set(plan.excluded);
+    for (const endpointId of last.excluded) if (!excluded.has(endpointId)) return false;
+    return true;
   }
 
   private async loop(): Promise<void> {
@@ -157,9 +220,18 @@ export class WebhookWorker {
         this.waitingForRoom = false;
         continue;
       }
-      let claimed = 0;
+      const plan = this.claimPlan();
+      const startedAt = performance.now();
+      if (this.foundExhausted(plan, startedAt)) {
+        // Woken by a wake, an endpoint back under its share, or the poll interval's end.
+        await this.sleep((this.exhausted?.at ?? startedAt) + pollIntervalMs - startedAt);
+        continue;
+      }
+      const wakes = this.wakes;
+      const endpointsFreed = this.endpointsFreed;
+      let claimed: number | undefined;
       try {
-        claimed = await this.deliverDueWebhooks(room);
+        claimed = await this.deliverDueWebhooks(plan);
         if (this.claimFailures > 0) {
           this.deps.log.info({ failed_polls: this.claimFailures }, "claiming webhook deliveries works again");
           this.claimFailures = 0;
@@ -169,8 +241,12 @@ export class WebhookWorker {
         if (this.claimFailures++ === 0) this.deps.log.error({ err }, "claiming webhook deliveries failed");
       }
       if (!this.running) break;
-      // Claimed something: more may be due.
-      if (claimed > 0) continue;
+      // A full claim: more may be due. What an earlier short claim found stays true: these rows were of endpoints it did
+      // not exclude, and were claimed.
+      if (claimed === plan.limit) continue;
+      if (claimed !== undefined) this.exhausted = { excluded: new Set(plan.excluded), wakes, at: startedAt };
+      // An endpoint came back under its share while the claim ran: its rows were excluded, and may be due.
+      if (this.endpointsFreed !== endpointsFreed) continue;
       const recentlyWoken = performance.now() - this.lastWakeAt < wakeWindowMs;
       await this.sleep(recentlyWoken ? 10 : pollIntervalMs);
     }

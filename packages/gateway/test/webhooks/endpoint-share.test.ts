@@ -1,0 +1,107 @@
+// Each endpoint's share of a node's delivery slots, over real HTTP: a receiver that hangs, with a backlog several times
+// the node's slots, delays only its own deliveries (another account's endpoint gets its events at once) and still gets
+// every event, its share at a time; and nodes sharing a store end every delivery.
+import { afterEach, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../harness.ts";
+import { eventually } from "./fake-clock.ts";
+import { type Receiver, startReceiver } from "./receiver.ts";
+import { closeAll, fastWorker, setupWebhooks } from "./setup.ts";
+
+const opened: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const item of opened.splice(0).reverse()) await item.close();
+  await closeAll();
+});
+
+const timeoutMs = 2_000;
+const share = {
+  GATEWAY_WEBHOOK_CONCURRENCY: "4",
+  GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: "2",
+  GATEWAY_WEBHOOK_TIMEOUT_MS: String(timeoutMs),
+};
+
+/** An endpoint of another account ("other"), pointing at a receiver of its own that answers 200 at once. */
+async function otherAccountsEndpoint(gateway: TestGateway): Promise<Receiver> {
+  const receiver = await startReceiver();
+  opened.push(receiver);
+  const { core } = gateway.gateway;
+  await core.accounts.ensure("other");
+  await core.webhooks.endpoints.set("other", { url: receiver.url, event_types: ["*"] });
+  return receiver;
+}
+
+async function recordEvents(gateway: TestGateway, accountId: string, count: number): Promise<string[]> {
+  const { core } = gateway.gateway;
+  const ids: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const event = await core.events.record(core.store.db, { accountId, type: "order.updated", object: { index } });
+    ids.push(event.id);
+  }
+  return ids;
+}
+
+const eventIds = (receiver: Receiver) => receiver.received.map((request) => request.headers["gateway-event-id"]);
+
+describe("an endpoint's share of the delivery slots", () => {
+  it("delivers another account's events at once while a receiver that hangs drains its backlog", async () => {
+    const hanging = await setupWebhooks({ answer: () => "hang", env: share });
+    const { gateway } = hanging;
+    const other = await otherAccountsEndpoint(gateway);
+    // Three times the node's 4 slots, to an endpoint that may take 2 of them.
+    const backlog = await recordEvents(gateway, "default", 12);
+    await hanging.receiver.waitFor(2);
+
+    const startedAt = performance.now();
+    const prompt = await recordEvents(gateway, "other", 4);
+    await other.waitFor(4, 4 * timeoutMs);
+    const tookMs = performance.now() - startedAt;
+    // Without a share, the backlog's attempts hold every slot: these wait for a whole timeout per round of slots.
+    expect(tookMs).toBeLessThan(timeoutMs / 2);
+    expect(eventIds(other).sort()).toEqual([...prompt].sort());
+    expect(other.received.map((request) => request.headers["gateway-delivery-attempt"])).toEqual(["1", "1", "1", "1"]);
+    // The hanging endpoint has its 2 slots, and no more, while its first attempts wait for their timeout.
+    expect(hanging.receiver.received).toHaveLength(2);
+
+    const db = gateway.gateway.core.store.db;
+    await eventually(async () => {
+      const rows = await db
+        .selectFrom("webhook_deliveries")
+        .select("status")
+        .where("account_id", "=", "other")
+        .execute();
+      return rows.length === 4 && rows.every((row) => row.status === "succeeded") ? true : undefined;
+    });
+
+    // Every event of the backlog reaches its receiver, once: 2 at a time, a timeout per round.
+    await hanging.receiver.waitFor(12, 8 * timeoutMs);
+    expect(eventIds(hanging.receiver).sort()).toEqual([...backlog].sort());
+  }, 60_000);
+
+  it("ends every delivery with two nodes sharing the store, each claiming within its share", async () => {
+    const first = await setupWebhooks({ answer: () => "hang", env: share });
+    // Answers every 20 ms: attempts to this endpoint stay under way long enough to fill its share on each node.
+    const answering = setInterval(() => first.receiver.answerHanging(200), 20);
+    opened.push({ close: async () => clearInterval(answering) });
+    const second = await startTestGateway({
+      shareStoreWith: first.gateway,
+      clock: first.clock,
+      env: { ...fastWorker, ...share },
+    });
+    opened.push(second);
+    const other = await otherAccountsEndpoint(first.gateway);
+    const backlog = await recordEvents(first.gateway, "default", 100);
+    const prompt = await recordEvents(second, "other", 20);
+
+    const db = first.gateway.gateway.core.store.db;
+    await eventually(async () => {
+      const rows = await db
+        .selectFrom("webhook_deliveries")
+        .select((eb) => ["status", eb.fn.countAll<number>().as("count")])
+        .groupBy("status")
+        .execute();
+      return rows.length === 1 && rows[0]?.status === "succeeded" && Number(rows[0].count) === 120 ? true : undefined;
+    }, 30_000);
+    expect(new Set(eventIds(first.receiver))).toEqual(new Set(backlog));
+    expect(new Set(eventIds(other))).toEqual(new Set(prompt));
+  }, 60_000);
+});
