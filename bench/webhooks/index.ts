@@ -23,6 +23,7 @@ import { firstLine, startNode } from "../shared/processes.ts";
 import { type BenchStore, benchStores } from "../shared/stores.ts";
 
 const concurrency = 64;
+const endpointConcurrency = Number(process.env.BENCH_WEBHOOK_ENDPOINT_CONCURRENCY ?? concurrency);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const median = (values: Measured[]): Measured => {
@@ -68,6 +69,9 @@ export async function backlog(kind: BenchStore, receiverUrl: string, events: num
       pollIntervalMs: 1_000,
       leaseMs: 60_000,
       concurrency,
+      // One endpoint may take every slot, so that both sides keep the same number of requests in flight to the one
+      // receiver. BENCH_WEBHOOK_ENDPOINT_CONCURRENCY=16 measures a lone endpoint held to the default share.
+      endpointConcurrency,
       userAgent: "ProviderGateway-Webhooks/1.0",
     },
     log: { error: (object, message) => console.error(message, object), info: () => {} },
@@ -228,7 +232,7 @@ export async function run(events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 50
       }
     }
     printTable(
-      `Webhook delivery, ${events} events, ${concurrency} in flight, median of ${rounds} rounds (target ratio ≥ 0.5 on SQLite)`,
+      `Webhook delivery, ${events} events, ${concurrency} in flight (${endpointConcurrency} to the endpoint), median of ${rounds} rounds (target ratio ≥ 0.5 on SQLite)`,
       rows,
     );
   } finally {
