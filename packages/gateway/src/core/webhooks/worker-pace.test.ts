@@ -1,5 +1,6 @@
-// The delivery worker's pace after a wake: it polls briefly every 10 ms (the waking transaction may not have committed),
-// for a window counted on the monotonic clock, so that the machine's clock set back (an NTP step) does not stretch it.
+// The delivery worker's pace after a wake: it polls briefly (the waking transaction may not have committed), 10 ms after
+// the wake and then slower, for a window counted on the monotonic clock, so that the machine's clock set back (an NTP
+// step) does not stretch it.
 import type { KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
@@ -12,12 +13,13 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-it("polls at its interval once the wake's window has passed, though the machine's clock was set back", async () => {
-  let statements = 0;
+/** A worker on the test gateway's store whose statements are counted; nothing is due. */
+function countingWorker() {
+  const counted = { statements: 0 };
   const counter: KyselyPlugin = {
     transformQuery: (args) => args.node,
     transformResult: async (args) => {
-      statements++;
+      counted.statements++;
       return args.result;
     },
   };
@@ -34,21 +36,47 @@ it("polls at its interval once the wake's window has passed, though the machine'
     },
     { pollIntervalMs: 60_000, leaseMs: 60_000, concurrency: 2, endpointConcurrency: 1, userAgent: "test" },
   );
+  return { worker, counted };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+it("polls at its interval once the wake's window has passed, though the machine's clock was set back", async () => {
+  const { worker, counted } = countingWorker();
   worker.start();
   try {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     worker.wake();
     const real = Date.now;
     const spy = vi.spyOn(Date, "now").mockImplementation(() => real() - 10 * 60_000);
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const counted = statements;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await sleep(1_000);
+      const before = counted.statements;
+      await sleep(500);
       // Past the window (250 ms), it sleeps its poll interval: no further claim.
-      expect(statements).toBe(counted);
+      expect(counted.statements).toBe(before);
     } finally {
       spy.mockRestore();
     }
+  } finally {
+    await worker.stop();
+  }
+});
+
+it("claims a handful of times in a wake's window, each poll slower than the one before, not every 10 ms", async () => {
+  const { worker, counted } = countingWorker();
+  worker.start();
+  try {
+    // The start's claim and purges are done, and the worker sleeps its minute.
+    await sleep(500);
+    const before = counted.statements;
+    worker.wake();
+    await sleep(600);
+    // The wake's own claim, then polls 10, 20, 40, 80 and 80 ms apart within the 250 ms window: 6 claims, each one
+    // statement (polling every 10 ms made 25). A slow machine may fit fewer in the window, never more.
+    const claims = counted.statements - before;
+    expect(claims).toBeGreaterThanOrEqual(3);
+    expect(claims).toBeLessThanOrEqual(6);
   } finally {
     await worker.stop();
   }
