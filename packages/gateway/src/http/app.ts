@@ -171,13 +171,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     refusedUnread(requestId, answerUnmetExpectation(response, requestId));
   });
   closeConnectionsAsTheyGoIdle(app);
-  // Both hooks are synchronous callbacks: no promise per request for work that never waits.
+  // The hooks are synchronous callbacks: no promise per request for work that never waits.
   app.addHook("onRequest", (request, reply, done) => {
     request.startedAt = performance.now();
     reply.header("x-request-id", request.id);
-    const raw = request.raw;
-    (raw as ReceivedMessage)[requestOfRaw] = request;
-    unanswered(raw.socket as Connection).add(request);
+    const raw = request.raw as ReceivedMessage;
+    raw[requestOfRaw] = request;
+    const socket = raw.socket as Connection;
+    unanswered(socket).add(request);
+    raw[answerBefore] = socket[latestAnswer];
+    socket[latestAnswer] = reply.raw;
     if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
       return done(invalidRequest("An HTTP/1.1 request needs a Host header"));
     }
@@ -185,6 +188,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (sentMoreThanOnce(raw.rawHeaders, "host"))
       return done(invalidRequest("The Host header was sent more than once"));
     done();
+  });
+  // Node hands a pipelined request over as soon as it is parsed, while the answer before it is still being made. It
+  // runs (its handler, and the idempotency claim before it) only once that answer has gone out, and not at all when
+  // that answer closed the connection (a refused body, a draining node): RFC 9112 §9.6 forbids processing it, and its
+  // client, seeing no answer, would send again a request that had run. One at a time also keeps the state-changing
+  // requests of a connection in its order. Node's own listener of the answer's end, added before this one, has ended
+  // a connection the answer closed; a request left waiting is observed as its client's (499) when it closes.
+  app.addHook("preValidation", (request, _reply, done) => {
+    const raw = request.raw as ReceivedMessage;
+    const earlier = raw[answerBefore];
+    raw[answerBefore] = undefined;
+    const runIfOpen = () => {
+      if (raw.socket?.writable) done();
+    };
+    if (earlier === undefined || earlier.writableFinished) runIfOpen();
+    else earlier.once("finish", runIfOpen);
   });
   const observers = [requestLogObserver(app.log), requestMetrics(deps.metrics), ...(deps.observers ?? [])];
   /** Each request once: when it is answered, or when its client closes the connection first. */
@@ -280,6 +299,11 @@ function requestMetrics(metrics: Metrics): RequestObserver {
 
 const requestOfRaw = Symbol("gateway request");
 const requestsInFlight = Symbol("requests in flight");
-/** A connection, with its requests not observed yet. */
-type Connection = Socket & { [requestsInFlight]?: Set<FastifyRequest> };
-type ReceivedMessage = IncomingMessage & { [requestOfRaw]?: FastifyRequest };
+const latestAnswer = Symbol("latest answer");
+const answerBefore = Symbol("answer before");
+/** A connection, with its requests not observed yet and the answer to its latest request. */
+type Connection = Socket & { [requestsInFlight]?: Set<FastifyRequest>; [latestAnswer]?: ServerResponse | undefined };
+type ReceivedMessage = IncomingMessage & {
+  [requestOfRaw]?: FastifyRequest;
+  [answerBefore]?: ServerResponse | undefined;
+};

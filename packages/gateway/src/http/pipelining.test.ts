@@ -1,0 +1,117 @@
+// Requests pipelined on one connection (RFC 9112 §9.3.2): each runs once the answer before it has gone out, and none
+// runs behind an answer that closed the connection (§9.6), whatever framing or body that answer refused.
+import net from "node:net";
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+import { rawExchange } from "../../test/raw-http.ts";
+
+let t: TestGateway;
+const logLines: string[] = [];
+beforeAll(async () => {
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(...String(chunk).split("\n").filter(Boolean));
+      done();
+    },
+  });
+  t = await startTestGateway({ logger: { level: "info", stream } });
+});
+afterAll(async () => t?.close());
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A create_api_key request naming the key `name`: a side effect that shows whether it ran. */
+function createKey(name: string, extraHeaders = ""): string {
+  const body = JSON.stringify({ name, scopes: ["opendata"] });
+  return (
+    "POST /v1/platform/create_api_key HTTP/1.1\r\nHost: x\r\n" +
+    `Authorization: Bearer ${t.key}\r\nContent-Type: application/json\r\n${extraHeaders}` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+}
+
+async function keyNames(): Promise<string[]> {
+  const response = await t.call("platform", "list_api_keys", { limit: 100 });
+  const json = (await response.json()) as { data: { api_keys: { name: string }[] } };
+  return json.data.api_keys.map((key) => key.name);
+}
+
+/** The statuses and `Connection` headers of the answers read (each begins right after the body before it). */
+function answersOf(text: string) {
+  return [...text.matchAll(/HTTP\/1\.1 (\d+)[\s\S]*?^connection: (\S+)/gim)].map((m) => [Number(m[1]), m[2]]);
+}
+
+const search = (headers: string, body: string) =>
+  "POST /v1/catalog/search_products HTTP/1.1\r\nHost: x\r\n" +
+  `Authorization: Bearer ${t.key}\r\nContent-Type: application/json\r\n${headers}\r\n${body}`;
+
+describe("a request pipelined behind an answer that closes the connection", () => {
+  for (const [name, first, message] of [
+    [
+      "a transfer coding besides chunked",
+      () => search("Transfer-Encoding: gzip, chunked\r\n", "2\r\n{}\r\n0\r\n\r\n"),
+      "Transfer-Encoding gzip, chunked is not supported; send the body uncompressed (chunked is fine)",
+    ],
+    [
+      "a chunked body over 1 MiB",
+      () => search("Transfer-Encoding: chunked\r\n", `200000\r\n${"x".repeat(0x200000)}\r\n0\r\n\r\n`),
+      "The request body is larger than the 1 MiB limit",
+    ],
+    ["a body that is not JSON", () => search("Content-Length: 3\r\n", "{x}"), /JSON/],
+  ] as const) {
+    it(`is not run after ${name}`, async () => {
+      const keyName = `pipelined behind ${name}`;
+      const before = logLines.length;
+      const answer = await rawExchange(t.url, first() + createKey(keyName));
+      expect(answersOf(answer)).toEqual([[400, "close"]]);
+      const [, body = ""] = answer.split("\r\n\r\n");
+      expect(JSON.parse(body).error).toMatchObject({ code: "invalid_request", message });
+      await sleep(200);
+      expect(await keyNames()).not.toContain(keyName);
+      // Logged, if Node parsed it before the connection closed, as a request its client never got an answer to, which
+      // it may send again: nothing ran.
+      const lines = logLines.slice(before).map((line) => JSON.parse(line));
+      const statuses = lines.filter((line) => line.path === "/v1/platform/create_api_key").map((line) => line.status);
+      expect(statuses.filter((status) => status !== 499)).toEqual([]);
+    });
+  }
+});
+
+describe("requests pipelined on a keep-alive connection", () => {
+  it("run one after another, in order, each answered", async () => {
+    const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
+    });
+    expect(fault.status).toBe(201);
+    const { port, hostname } = new URL(t.url);
+    const socket = net.connect(Number(port), hostname);
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      text += chunk;
+    });
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    await new Promise((resolve) => socket.once("connect", resolve));
+    const siteMetadata =
+      `POST /v1/catalog/site_metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
+      "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+    socket.write(siteMetadata + createKey("pipelined second") + createKey("pipelined third", "Connection: close\r\n"));
+    // The first is held by its upstream: the two behind it have not run yet.
+    await sleep(500);
+    expect(await keyNames()).not.toContain("pipelined second");
+    await closed;
+    expect(answersOf(text)).toEqual([
+      [200, "keep-alive"],
+      [200, "keep-alive"],
+      [200, "close"],
+    ]);
+    const bodies = text.split(/\r\n\r\n/).slice(1);
+    expect(bodies[1]).toContain('"name":"pipelined second"');
+    expect(bodies[2]).toContain('"name":"pipelined third"');
+    const ids = [...text.matchAll(/^x-request-id: (\S+)/gim)].map((m) => m[1]);
+    expect(new Set(ids).size).toBe(3);
+  });
+});
