@@ -38,6 +38,11 @@ export interface GatewayConfig {
   shutdownDelayMs: number;
   /** How long a request may take to arrive whole (headers and body); past it it is refused and its connection closed. */
   requestTimeoutMs: number;
+  /**
+   * How long an idle keep-alive connection stays open: longer than the load balancer's own idle timeout for its
+   * connections to the gateway, so that it never sends a request on a connection the gateway is closing.
+   */
+  keepAliveTimeoutMs: number;
   redisUrl: string | undefined;
   masterKey: string | undefined;
   /** GATEWAY_MASTER_KEY_PREVIOUS: during a rotation, the keys that still open (validated with the master key). */
@@ -174,6 +179,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     shutdownTimeoutMs: milliseconds(env, "GATEWAY_SHUTDOWN_TIMEOUT_MS", 30_000),
     shutdownDelayMs: milliseconds(env, "GATEWAY_SHUTDOWN_DELAY_MS", 0, 0),
     requestTimeoutMs: milliseconds(env, "GATEWAY_REQUEST_TIMEOUT_MS", 60_000),
+    // Fastify's default: above the 60 s idle timeout of most load balancers (AWS's, nginx's upstream keepalive).
+    keepAliveTimeoutMs: milliseconds(env, "GATEWAY_KEEP_ALIVE_TIMEOUT_MS", 72_000),
     redisUrl: redisUrl(env.GATEWAY_REDIS_URL),
     masterKey: env.GATEWAY_MASTER_KEY || undefined,
     masterKeyPrevious: env.GATEWAY_MASTER_KEY_PREVIOUS || undefined,

@@ -208,6 +208,7 @@ describe("numbers", () => {
       "GATEWAY_DATABASE_TIMEOUT_MS",
       "GATEWAY_SHUTDOWN_TIMEOUT_MS",
       "GATEWAY_REQUEST_TIMEOUT_MS",
+      "GATEWAY_KEEP_ALIVE_TIMEOUT_MS",
     ]) {
       expect(() => loadConfig({ [name]: "3000000000" })).toThrow(
         `${name} must be a number of milliseconds from 1 to 2147483647, got "3000000000"`,

@@ -202,6 +202,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       logger: options.logger ?? false,
       trustProxy: config.trustProxy,
       requestTimeoutMs: config.requestTimeoutMs,
+      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
       v1Extensions: guards.extensions,
       tokenResolvers: consoleSurface.tokenResolvers,
       observers: consoleSurface.observers,

@@ -37,6 +37,8 @@ export interface AppDeps {
   trustProxy?: boolean | number | string[];
   /** How long a request may take to arrive whole, headers and body (config.requestTimeoutMs); default 60 s. */
   requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection stays open (config.keepAliveTimeoutMs); default 72 s. */
+  keepAliveTimeoutMs?: number;
   tokenResolvers?: TokenResolver[];
   /** Extensions of every /v1 request: rate limiting, idempotency. */
   v1Extensions?: ((app: FastifyInstance) => void | Promise<void>)[];
@@ -76,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // or never, would hold its connection for ever. Past the timeout the request is answered 400 (clientError below)
     // and the connection closed. Node checks every connection's deadline on an interval: a quarter of the timeout.
     requestTimeout,
+    keepAliveTimeout: deps.keepAliveTimeoutMs ?? 72_000,
     http: {
       requestTimeout,
       // Node takes the headers' own deadline (60 s by default) only when it is within the request's.
