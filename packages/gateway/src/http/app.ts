@@ -190,6 +190,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Node keeps the first of two Host headers: which host was meant is unknown (RFC 9112 asks for a 400).
     if (sentMoreThanOnce(raw.rawHeaders, "host"))
       return done(invalidRequest("The Host header was sent more than once"));
+    // HTTP/1.0 has no Transfer-Encoding: a proxy in front may have framed the body otherwise, so where the next request
+    // starts is unknown. RFC 9112 §6.1: the connection closes after the answer.
+    if (raw.httpVersionMinor === 0 && raw.headers["transfer-encoding"] !== undefined)
+      reply.header("connection", "close");
     done();
   });
   // Node hands a pipelined request over as soon as it is parsed, while the answer before it is still being made. It

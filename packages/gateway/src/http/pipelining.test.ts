@@ -78,6 +78,17 @@ describe("a request pipelined behind an answer that closes the connection", () =
   }
 });
 
+it("closes the connection after an HTTP/1.0 request with a Transfer-Encoding, and runs nothing after it", async () => {
+  const first = search("Connection: keep-alive\r\nTransfer-Encoding: chunked\r\n", "2\r\n{}\r\n0\r\n\r\n").replace(
+    "HTTP/1.1",
+    "HTTP/1.0",
+  );
+  const answer = await rawExchange(t.url, first + createKey("pipelined behind HTTP/1.0 chunked"));
+  expect(answersOf(answer)).toEqual([[200, "close"]]);
+  await sleep(200);
+  expect(await keyNames()).not.toContain("pipelined behind HTTP/1.0 chunked");
+});
+
 describe("requests pipelined on a keep-alive connection", () => {
   it("run one after another, in order, each answered", async () => {
     const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
