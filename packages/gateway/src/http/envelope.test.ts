@@ -744,7 +744,12 @@ describe("requests Node's HTTP parser refuses", () => {
     [
       "headers over 16 KiB",
       `GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`,
-      "The request headers are larger than the 16 KiB limit",
+      "The request line and headers are larger than the 16 KiB limit",
+    ],
+    [
+      "a request line over 16 KiB",
+      `GET /healthz?${"q".repeat(20_000)} HTTP/1.1\r\nhost: x\r\n\r\n`,
+      "The request line and headers are larger than the 16 KiB limit",
     ],
     ["a malformed request line", "GARBAGE\r\n\r\n", "The request is not valid HTTP/1.1"],
     [

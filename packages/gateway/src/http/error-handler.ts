@@ -155,7 +155,8 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   if (closeAfterEarlierAnswer(socket)) return undefined;
   const message =
     error.code === "HPE_HEADER_OVERFLOW"
-      ? "The request headers are larger than the 16 KiB limit"
+      ? // Node's limit counts the request line with the headers: a long URL alone reaches it.
+        "The request line and headers are larger than the 16 KiB limit"
       : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? "The request was not received completely in time"
         : "The request is not valid HTTP/1.1";
