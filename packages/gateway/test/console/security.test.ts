@@ -248,6 +248,11 @@ describe("CSRF", () => {
     );
     expect(response.status).toBe(403);
     expect(response.headers.get("set-cookie")).toBeNull();
+    // The refusal names the console's own origin and the setting it comes from (an operator behind a TLS proxy
+    // without GATEWAY_PUBLIC_URL sees why every sign-in is refused).
+    expect(((await response.json()) as any).error.message).toBe(
+      `Requests from https://evil.example to the console API are refused: the console's origin is ${new URL(t.config.publicUrl).origin} (GATEWAY_PUBLIC_URL)`,
+    );
   });
 
   it("accepts the state change with the token from the same origin", async () => {

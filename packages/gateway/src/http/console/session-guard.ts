@@ -26,8 +26,15 @@ export function requireSameOrigin(request: FastifyRequest, publicUrl: string): v
   }
   const origin = request.headers.origin;
   if (origin === undefined) return;
-  const allowed = new Set([new URL(publicUrl).origin, `${request.protocol}://${request.headers.host ?? ""}`]);
-  if (!allowed.has(origin)) throw forbidden(`Requests from ${origin} to the console API are refused`);
+  const consoleOrigin = new URL(publicUrl).origin;
+  const allowed = new Set([consoleOrigin, `${request.protocol}://${request.headers.host ?? ""}`]);
+  // Names the origin the console has, so that an operator behind a TLS proxy sees which setting to give.
+  if (!allowed.has(origin)) {
+    throw forbidden(
+      `Requests from ${origin} to the console API are refused: the console's origin is ${consoleOrigin} ` +
+        "(GATEWAY_PUBLIC_URL)",
+    );
+  }
 }
 
 function sameToken(expected: string, given: string | string[] | undefined): boolean {
