@@ -77,6 +77,34 @@ describe("an endpoint's share of the delivery slots", () => {
     expect(eventIds(hanging.receiver).sort()).toEqual([...backlog].sort());
   }, 60_000);
 
+  it("delivers another account's events at once while three of four shares hang, a slot still free", async () => {
+    // 4 slots, 1 per endpoint: three receivers that hang take 3 slots and hold 2 claims each, 6 of the node's 8.
+    const env = { ...share, GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: "1" };
+    const hanging = await setupWebhooks({ answer: () => "hang", env });
+    const { gateway } = hanging;
+    const { core } = gateway.gateway;
+    const receivers = [hanging.receiver];
+    for (const accountId of ["second", "third"]) {
+      const receiver = await startReceiver(() => "hang");
+      opened.push(receiver);
+      receivers.push(receiver);
+      await core.accounts.ensure(accountId);
+      await core.webhooks.endpoints.set(accountId, { url: receiver.url, event_types: ["*"] });
+    }
+    for (const accountId of ["default", "second", "third"]) await recordEvents(gateway, accountId, 4);
+    for (const receiver of receivers) await receiver.waitFor(1);
+    const other = await otherAccountsEndpoint(gateway);
+
+    const startedAt = performance.now();
+    const prompt = await recordEvents(gateway, "other", 2);
+    await other.waitFor(2, 4 * timeoutMs);
+    // The fourth slot is free: waiting for a whole timeout until the claims held drop would leave it idle.
+    expect(performance.now() - startedAt).toBeLessThan(timeoutMs / 2);
+    expect(eventIds(other).sort()).toEqual([...prompt].sort());
+    for (const receiver of receivers) expect(receiver.received).toHaveLength(1);
+    for (const receiver of receivers) receiver.answerHanging(200);
+  }, 60_000);
+
   it("ends every delivery with two nodes sharing the store, each claiming within its share", async () => {
     const first = await setupWebhooks({ answer: () => "hang", env: share });
     // Answers every 20 ms: attempts to this endpoint stay under way long enough to fill its share on each node.

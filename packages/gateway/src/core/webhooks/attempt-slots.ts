@@ -44,6 +44,17 @@ export class AttemptSlots {
     return this.heldFor;
   }
 
+  /**
+   * Whether a slot is free that no claim held can take: each one waiting is to an endpoint with its share under way
+   * (receivers that hang, say). The worker then claims for other endpoints though its claims leave less than a batch's
+   * room: they would otherwise wait for one of those attempts to end, up to a timeout, beside an idle slot.
+   */
+  get idleSlot(): boolean {
+    const { concurrency, endpointConcurrency } = this.deps;
+    if (this.sending >= concurrency) return false;
+    return this.ready.every(({ delivery }) => (this.sendingTo.get(delivery.endpoint_id) ?? 0) >= endpointConcurrency);
+  }
+
   heldOf(endpointId: string): number {
     return this.heldFor.get(endpointId) ?? 0;
   }

@@ -110,7 +110,7 @@ export class WebhookWorker {
       endpointConcurrency: options.endpointConcurrency,
       onSlotFreed: (endpointId) => {
         if (this.waitingForRoom) {
-          if (this.room() >= this.options.concurrency) this.sleeper?.();
+          if (this.mayClaim()) this.sleeper?.();
         } else if (this.slots.heldOf(endpointId) === this.options.endpointConcurrency) {
           // Back to one round held: the endpoint's next deliveries may be claimed.
           this.endpointsFreed++;
@@ -159,6 +159,14 @@ export class WebhookWorker {
   /** Claimed rows may reach twice the concurrency: the attempts being sent and the next batch ready to go. */
   private room(): number {
     return 2 * this.options.concurrency - this.slots.held;
+  }
+
+  /**
+   * Whether to claim now: room for a whole batch, or a slot free that no claim held can take (their endpoints have their
+   * share under way). Each endpoint holding at most twice its share, the latter leaves room for at least one row.
+   */
+  private mayClaim(): boolean {
+    return this.room() >= this.options.concurrency || this.slots.idleSlot;
   }
 
   /**
@@ -217,12 +225,11 @@ export class WebhookWorker {
         this.deps.log.error({ err }, "releasing leases failed"),
       );
     }
-    const { concurrency, pollIntervalMs } = this.options;
+    const { pollIntervalMs } = this.options;
     while (this.running) {
-      const room = this.room();
       // Claim in batches of a whole concurrency's worth rather than one row per finished attempt: while one batch is
       // sent, the next waits ready.
-      if (room < concurrency) {
+      if (!this.mayClaim()) {
         // No await between the check and the sleep: a completion cannot slip in between and be missed.
         this.waitingForRoom = true;
         await this.sleep(pollIntervalMs);
