@@ -105,6 +105,30 @@ describe("an endpoint's share of the delivery slots", () => {
     for (const receiver of receivers) receiver.answerHanging(200);
   }, 60_000);
 
+  it("keeps the lease of a delivery that waited a round for its slot while its attempt is under way", async () => {
+    // One slot: the second delivery is claimed with the first and starts once the first has timed out.
+    const env = { ...share, GATEWAY_WEBHOOK_CONCURRENCY: "1", GATEWAY_WEBHOOK_ENDPOINT_CONCURRENCY: "1" };
+    const timeout = { GATEWAY_WEBHOOK_TIMEOUT_MS: "1000", GATEWAY_WEBHOOK_LEASE_MS: "1500" };
+    const hanging = await setupWebhooks({ answer: () => "hang", env: { ...env, ...timeout } });
+    const { gateway, clock, receiver } = hanging;
+    const [, waited] = await recordEvents(gateway, "default", 2);
+    await receiver.waitFor(2, 5_000);
+    expect(receiver.received[1]?.headers["gateway-event-id"]).toBe(waited);
+    // The round it waited (a timeout, here on the test's clock) and its attempt's own timeout outlast a lease counted
+    // from the claim: another claim would take the delivery while it is sent, and its outcome would not count.
+    clock.advance(1_600);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const db = gateway.gateway.core.store.db;
+    const row = await db
+      .selectFrom("webhook_deliveries")
+      .select(["attempt_count", "lease_until"])
+      .where("event_id", "=", waited as string)
+      .executeTakeFirstOrThrow();
+    expect(row.attempt_count).toBe(1);
+    expect(receiver.received).toHaveLength(2);
+    receiver.answerHanging(200);
+  }, 30_000);
+
   it("ends every delivery with two nodes sharing the store, each claiming within its share", async () => {
     const first = await setupWebhooks({ answer: () => "hang", env: share });
     // Answers every 20 ms: attempts to this endpoint stay under way long enough to fill its share on each node.

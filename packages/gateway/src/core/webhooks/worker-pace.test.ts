@@ -34,7 +34,14 @@ function countingWorker() {
       sender: {} as WebhookSender,
       log: { error: () => {}, info: () => {} },
     },
-    { pollIntervalMs: 60_000, leaseMs: 60_000, concurrency: 2, endpointConcurrency: 1, userAgent: "test" },
+    {
+      pollIntervalMs: 60_000,
+      leaseMs: 60_000,
+      timeoutMs: 10_000,
+      concurrency: 2,
+      endpointConcurrency: 1,
+      userAgent: "test",
+    },
   );
   return { worker, counted };
 }

@@ -38,7 +38,14 @@ it("purges the inbound hooks past retention though the events' purge fails, and 
       sender: {} as WebhookSender,
       log: { error: (_object, message) => errors.push(message), info: () => {} },
     },
-    { pollIntervalMs: 60_000, leaseMs: 60_000, concurrency: 2, endpointConcurrency: 1, userAgent: "test" },
+    {
+      pollIntervalMs: 60_000,
+      leaseMs: 60_000,
+      timeoutMs: 10_000,
+      concurrency: 2,
+      endpointConcurrency: 1,
+      userAgent: "test",
+    },
   );
   worker.start();
   try {

@@ -25,6 +25,8 @@ import { AttemptTargets } from "./targets.ts";
 export interface WorkerOptions {
   pollIntervalMs: number;
   leaseMs: number;
+  /** How long an attempt may take (the sender's timeout). */
+  timeoutMs: number;
   concurrency: number;
   /** Slots one endpoint may take at once, from 1 to `concurrency`. */
   endpointConcurrency: number;
@@ -188,7 +190,10 @@ export class WebhookWorker {
   async deliverDueWebhooks(plan: ClaimPlan): Promise<number> {
     const claimed = await this.claim({
       now: this.deps.clock.now(),
-      leaseMs: this.options.leaseMs,
+      // A delivery claimed may wait a round for its slot, up to a timeout (its endpoint's attempts under way, or the
+      // node's): its lease counts from its attempt's start, not from the claim, or it would run out while the attempt
+      // is under way, another claim would take the delivery, and this attempt's outcome would not count.
+      leaseMs: this.options.leaseMs + this.options.timeoutMs,
       limit: plan.limit,
       excludedEndpoints: plan.excluded,
     });
