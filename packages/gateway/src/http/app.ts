@@ -196,18 +196,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.header("connection", "close");
     done();
   });
-  // Node hands a pipelined request over as soon as it is parsed, while the answer before it is still being made. It
-  // runs (its handler, and the idempotency claim before it) only once that answer has gone out, and not at all when
-  // that answer closed the connection (a refused body, a draining node): RFC 9112 §9.6 forbids processing it, and its
-  // client, seeing no answer, would send again a request that had run. One at a time also keeps the state-changing
-  // requests of a connection in its order. Node's own listener of the answer's end, added before this one, has ended
-  // a connection the answer closed; a request left waiting is observed as its client's (499) when it closes.
-  app.addHook("preValidation", (request, _reply, done) => {
+  // Node hands a pipelined request over as soon as its head is parsed, while the answer before it is still being made.
+  // It runs (its body read, its handler, and the idempotency claim before it) only once that answer has gone out, and
+  // not at all when that answer closed the connection (a refused body, a draining node): RFC 9112 §9.6 forbids
+  // processing it, and its client, seeing no answer, would send again a request that had run. One at a time also keeps
+  // the state-changing requests of a connection in its order. Its body is left unread until then, so that Node stops
+  // reading the connection once its buffer is full: read and parsed, the bodies a client pipelines behind a slow answer
+  // would be held in memory, as many as it sent. Node's own listener of the answer's end, added before this one, has
+  // ended a connection the answer closed; a request left waiting is observed as its client's (499) when it closes.
+  app.addHook("preParsing", (request, _reply, payload, done) => {
     const raw = request.raw as ReceivedMessage;
     const earlier = raw[answerBefore];
     raw[answerBefore] = undefined;
     const runIfOpen = () => {
-      if (raw.socket?.writable) done();
+      if (raw.socket?.writable) done(null, payload);
     };
     if (earlier === undefined || earlier.writableFinished) runIfOpen();
     else earlier.once("finish", runIfOpen);
