@@ -1,5 +1,6 @@
 // The `gateway` CLI as a child process, for the tests that use it as an operator does: run from its TypeScript sources
-// through tsx at the repository's root, with the test's variables over this process's environment.
+// through tsx at the repository's root (or an installed package's bin), with the test's variables over this process's
+// environment.
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 
@@ -10,6 +11,9 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   /** Written to standard input, which is then closed; without it standard input is empty. */
   input?: string | Uint8Array;
+  /** An installed CLI to run (the path of its `gateway` bin) instead of the sources; run in `cwd`. */
+  bin?: string;
+  cwd?: string;
 }
 
 export interface CliResult {
@@ -46,8 +50,9 @@ export async function runCli(args: string[], options: CliOptions & { timeoutMs?:
 
 /** Starts `gateway <args>` (a server, a sandbox) and collects what it writes. */
 export function startCli(args: string[], options: CliOptions = {}): CliProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "packages/gateway/src/cli/main.ts", ...args], {
-    cwd: repoRoot,
+  const command = options.bin === undefined ? ["--import", "tsx", "packages/gateway/src/cli/main.ts"] : [options.bin];
+  const child = spawn(process.execPath, [...command, ...args], {
+    cwd: options.cwd ?? repoRoot,
     env: { ...process.env, ...options.env },
     stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
   });

@@ -7,7 +7,11 @@ import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply } from "fastify";
 
-/** packages/console/dist, found through the workspace package so that it resolves from the sources and the bundle. */
+/**
+ * The console's build: packages/console/dist in a checkout, found through the workspace package so that it resolves
+ * from the sources and the bundle; in the published package, which has no console package beside it, the copy its
+ * prepack put beside the bundle (dist/console).
+ */
 export const defaultConsoleDir = (() => {
   try {
     return path.join(
@@ -15,7 +19,7 @@ export const defaultConsoleDir = (() => {
       "dist",
     );
   } catch {
-    return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../console/dist");
+    return path.join(path.dirname(fileURLToPath(import.meta.url)), "console");
   }
 })();
 
