@@ -33,7 +33,7 @@ export async function backupSqliteStore(dataDir: string, target: string, overwri
   if (!fs.existsSync(source)) {
     throw new Error(`There is no gateway store at ${source}: give this command the gateway's GATEWAY_DATA_DIR`);
   }
-  if (file === source) throw new Error(`${file} is the store itself: name another file`);
+  refuseStoreFiles(source, file);
   const taken = () => new Error(`${file} exists: name another file, or give --overwrite`);
   if (fs.existsSync(file) && !overwrite) throw taken();
   const partial = `${file}.${randomBytes(6).toString("hex")}.partial`;
@@ -67,6 +67,28 @@ export async function backupSqliteStore(dataDir: string, target: string, overwri
   } catch (error) {
     fs.rmSync(partial, { force: true });
     throw error;
+  }
+}
+
+/**
+ * Refuses a target that names the store, or its log beside it, under any name: the copy is renamed into the target's
+ * place, which would put it in the serving store's (the data directory given through a symlink and the target by its
+ * real path, say, or the other way round). Directories are compared by their real paths, the names as given: a target
+ * that is a symlink to the store is replaced itself, not the store.
+ */
+function refuseStoreFiles(source: string, file: string): void {
+  const real = (name: string) => {
+    try {
+      return path.join(fs.realpathSync(path.dirname(name)), path.basename(name));
+    } catch {
+      return name; // a directory that does not exist holds no store
+    }
+  };
+  const target = real(file);
+  const store = real(source);
+  if (target === store) throw new Error(`${file} is the store itself: name another file`);
+  if (["-wal", "-shm", "-journal"].some((suffix) => target === `${store}${suffix}`)) {
+    throw new Error(`${file} is one of the store's own files: name another file`);
   }
 }
 

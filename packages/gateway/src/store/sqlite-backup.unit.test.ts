@@ -76,3 +76,35 @@ it("copies a 20 MB store while another connection commits without pause, as of o
     copy.close();
   }
 }, 60_000);
+
+it("refuses to write over the store or its log, however the data directory or the target is named", async () => {
+  const real = path.join(dataDir, "named");
+  fs.mkdirSync(real);
+  const store = path.join(real, "gateway.db");
+  const db = new SQLite(store);
+  db.pragma("journal_mode = WAL");
+  db.exec("create table t (x); insert into t values (1)");
+  const linked = path.join(dataDir, "named-link");
+  fs.symlinkSync(real, linked);
+  const inode = fs.statSync(store).ino;
+  try {
+    // The data directory given through a symlink and the target by its real path, and the other way round: with
+    // --overwrite the rename would have put the copy in the serving store's place.
+    await expect(backupSqliteStore(linked, store, true)).rejects.toThrow(
+      `${store} is the store itself: name another file`,
+    );
+    const viaLink = path.join(linked, "gateway.db");
+    await expect(backupSqliteStore(real, viaLink, true)).rejects.toThrow(
+      `${viaLink} is the store itself: name another file`,
+    );
+    for (const suffix of ["-wal", "-shm", "-journal"]) {
+      await expect(backupSqliteStore(linked, `${store}${suffix}`, true)).rejects.toThrow(
+        `${store}${suffix} is one of the store's own files: name another file`,
+      );
+    }
+    expect(fs.statSync(store).ino).toBe(inode);
+    expect(fs.readdirSync(real).filter((name) => name.includes("partial"))).toEqual([]);
+  } finally {
+    db.close();
+  }
+});
