@@ -5,7 +5,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
+import { systemClock } from "../clock.ts";
 import { masterKeyCheckValue } from "./master-key-check.ts";
+import { resealSecrets } from "./reseal.ts";
 
 const keyA = randomBytes(32);
 let first: TestGateway;
@@ -72,5 +74,52 @@ it("in development, a node started without the key the store was first given kee
       ),
     );
     expect(fs.existsSync(file)).toBe(false);
+  }
+});
+
+it("once a node seals under a new key, refuses a node that does not hold it, until the re-seal", async () => {
+  // A rotation under way: a node seals under keyB, keyA previous. A node started afterwards with keyA alone (one
+  // that skipped the rolling rotation's first step, or a restore of a backup taken now) would start, then fail on
+  // every value sealed under keyB: it is refused at start, as a node with another key is.
+  const keyB = randomBytes(32);
+  const rotated = await startTestGateway({
+    shareStoreWith: first,
+    env: { GATEWAY_MASTER_KEY: keyB.toString("base64"), GATEWAY_MASTER_KEY_PREVIOUS: keyA.toString("base64") },
+  });
+  try {
+    const lacking = new Error(
+      "GATEWAY_MASTER_KEY lacks a key this store's secrets are being sealed with: a rotation of the master key is " +
+        "under way, and a node seals under a key this one does not hold. Give it the new key as well (as " +
+        "GATEWAY_MASTER_KEY_PREVIOUS, or as GATEWAY_MASTER_KEY with this one as previous) until `gateway master-key " +
+        "reseal` has re-sealed the secrets under the new key",
+    );
+    await expect(
+      startTestGateway({ shareStoreWith: first, env: { GATEWAY_MASTER_KEY: keyA.toString("base64") } }),
+    ).rejects.toThrow(lacking);
+    // The rolling rotation's first step: the old key current, the new one previous, starts.
+    const stepOne = await startTestGateway({
+      shareStoreWith: first,
+      env: { GATEWAY_MASTER_KEY: keyA.toString("base64"), GATEWAY_MASTER_KEY_PREVIOUS: keyB.toString("hex") },
+    });
+    await stepOne.close();
+
+    // The re-seal moves everything to keyB and records it: the rotation is over, and keyB alone starts.
+    const { db } = first.gateway.core.store;
+    const report = await resealSecrets(db, systemClock, {
+      key: keyB,
+      previous: [keyA],
+      origin: "GATEWAY_MASTER_KEY",
+    });
+    expect(report.checkRecorded).toBe(true);
+    expect(
+      (await db.selectFrom("store_settings").select("name").orderBy("name").execute()).map((row) => row.name),
+    ).toEqual(["master_key_check", `master_key_retired.${masterKeyCheckValue(keyA)}`]);
+    const after = await startTestGateway({
+      shareStoreWith: first,
+      env: { GATEWAY_MASTER_KEY: keyB.toString("base64") },
+    });
+    await after.close();
+  } finally {
+    await rotated.close();
   }
 });

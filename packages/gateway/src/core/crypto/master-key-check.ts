@@ -11,6 +11,8 @@
 // new key. The keys it re-sealed away from are recorded as retired (their check values, one row each): a node whose
 // current key is one of them is refused, saying so, whether it has only the old key (it could open none of the
 // re-sealed secrets) or the old key current and the new one previous (it would seal under a key about to be removed).
+// A node whose current key is not the recorded one records that it seals under it, and a node that does not hold every
+// key so recorded is refused too: with the old key alone it would start, then fail on what the new key sealed.
 import { createHmac } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../store/schema.ts";
@@ -21,6 +23,8 @@ import { SecretBox } from "./secret-box.ts";
 const settingName = "master_key_check";
 /** Followed by a retired key's check value; the row's value is the check value of the key that replaced it. */
 const retiredPrefix = "master_key_retired.";
+/** Followed by the check value of a key a node seals under while the store records another (a rotation under way). */
+const sealingPrefix = "master_key_sealing.";
 
 export const masterKeyCheckValue = (key: Uint8Array) =>
   createHmac("sha256", key).update("gateway master key check v1").digest("base64url");
@@ -63,6 +67,30 @@ export async function checkMasterKey(db: Kysely<Database>, clock: Clock, keys: M
     );
   }
   if (recorded === undefined || !known.includes(recorded)) throw wrongKey();
+  // A node sealing under another key than the recorded one (a rotation under way) says so in the store before it
+  // seals anything, and a node that does not hold every key named so is refused: started with the old key alone (a
+  // rolling rotation's first step skipped, or a restore of a backup taken meanwhile), it would pass the check above,
+  // then fail on every value sealed under the new key. The re-seal clears these once nothing is left under them.
+  if (recorded !== current) {
+    await db
+      .insertInto("store_settings")
+      .values({ name: `${sealingPrefix}${current}`, value: current, created_at: clock.now() })
+      .onConflict((oc) => oc.column("name").doNothing())
+      .execute();
+  }
+  const sealing = await db
+    .selectFrom("store_settings")
+    .select("value")
+    .where("name", "like", `${sealingPrefix}%`)
+    .execute();
+  if (sealing.some((row) => !known.includes(row.value))) {
+    throw new Error(
+      `${keys.origin} lacks a key this store's secrets are being sealed with: a rotation of the master key is under ` +
+        "way, and a node seals under a key this one does not hold. Give it the new key as well (as " +
+        "GATEWAY_MASTER_KEY_PREVIOUS, or as GATEWAY_MASTER_KEY with this one as previous) until `gateway master-key " +
+        "reseal` has re-sealed the secrets under the new key",
+    );
+  }
 }
 
 const retired = async (db: Kysely<Database>, value: string) =>
@@ -97,6 +125,8 @@ export async function recordCurrentKey(db: Kysely<Database>, clock: Clock, keys:
       .onConflict((oc) => oc.column("name").doNothing())
       .execute();
   }
+  // Nothing is left sealed under another key than the recorded one: no node needs more than the current key.
+  await db.deleteFrom("store_settings").where("name", "like", `${sealingPrefix}%`).execute();
   return true;
 }
 
