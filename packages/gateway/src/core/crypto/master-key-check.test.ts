@@ -10,6 +10,8 @@ import { masterKeyCheckValue } from "./master-key-check.ts";
 import { resealSecrets } from "./reseal.ts";
 
 const keyA = randomBytes(32);
+/** The key a rotation moves the store to (the tests below). */
+const keyB = randomBytes(32);
 let first: TestGateway;
 beforeAll(async () => {
   first = await startTestGateway({
@@ -81,7 +83,6 @@ it("once a node seals under a new key, refuses a node that does not hold it, unt
   // A rotation under way: a node seals under keyB, keyA previous. A node started afterwards with keyA alone (one
   // that skipped the rolling rotation's first step, or a restore of a backup taken now) would start, then fail on
   // every value sealed under keyB: it is refused at start, as a node with another key is.
-  const keyB = randomBytes(32);
   const rotated = await startTestGateway({
     shareStoreWith: first,
     env: { GATEWAY_MASTER_KEY: keyB.toString("base64"), GATEWAY_MASTER_KEY_PREVIOUS: keyA.toString("base64") },
@@ -122,4 +123,21 @@ it("once a node seals under a new key, refuses a node that does not hold it, unt
   } finally {
     await rotated.close();
   }
+});
+
+it("a re-seal run with the rolling rotation's first-step variables does not retire the coming key", async () => {
+  // The store records keyB (the test above). The re-seal run too early, with keyB current and the coming key
+  // previous: nothing was sealed under the coming key, so it is not retired, and the rotation goes on with it.
+  const coming = randomBytes(32);
+  const { db } = first.gateway.core.store;
+  const report = await resealSecrets(db, systemClock, { key: keyB, previous: [coming], origin: "GATEWAY_MASTER_KEY" });
+  expect(report.checkRecorded).toBe(true);
+  expect(
+    (await db.selectFrom("store_settings").select("name").orderBy("name").execute()).map((row) => row.name),
+  ).toEqual(["master_key_check", `master_key_retired.${masterKeyCheckValue(keyA)}`]);
+  const stepTwo = await startTestGateway({
+    shareStoreWith: first,
+    env: { GATEWAY_MASTER_KEY: coming.toString("base64"), GATEWAY_MASTER_KEY_PREVIOUS: keyB.toString("base64") },
+  });
+  await stepTwo.close();
 });

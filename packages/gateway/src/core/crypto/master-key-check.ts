@@ -102,13 +102,23 @@ const retired = async (db: Kysely<Database>, value: string) =>
 
 /**
  * Records the current key's check value in place of a previous key's, once nothing sealed under a previous key is
- * left (core/crypto/reseal.ts), and retires the previous keys: from then on, a node without the current key, or with
+ * left (core/crypto/reseal.ts), and retires the previous keys anything was sealed under: from then on, a node without the current key, or with
  * a previous one as its current key, is refused. A compare-and-set on the previous value: a store that records
  * another key's is left as it is. Answers whether the current key's value is the recorded one.
  */
 export async function recordCurrentKey(db: Kysely<Database>, clock: Clock, keys: MasterKeys): Promise<boolean> {
   const value = masterKeyCheckValue(keys.key);
   const previous = keys.previous.map(masterKeyCheckValue);
+  // The keys the store's secrets were sealed under until now: the one recorded, and those nodes said they sealed
+  // under. Only these are retired: a previous key nothing was sealed under (the coming key, when the re-seal is run
+  // with the rolling rotation's first-step variables) must stay usable as the next current key.
+  const sealedUnder = [
+    await recordedValue(db),
+    ...(await db.selectFrom("store_settings").select("value").where("name", "like", `${sealingPrefix}%`).execute()).map(
+      (row) => row.value,
+    ),
+  ];
+  const retiring = previous.filter((old) => sealedUnder.includes(old));
   if (previous.length > 0) {
     await db
       .updateTable("store_settings")
@@ -118,10 +128,10 @@ export async function recordCurrentKey(db: Kysely<Database>, clock: Clock, keys:
       .execute();
   }
   if ((await recordedValue(db)) !== value) return false;
-  if (previous.length > 0) {
+  if (retiring.length > 0) {
     await db
       .insertInto("store_settings")
-      .values(previous.map((old) => ({ name: `${retiredPrefix}${old}`, value, created_at: clock.now() })))
+      .values(retiring.map((old) => ({ name: `${retiredPrefix}${old}`, value, created_at: clock.now() })))
       .onConflict((oc) => oc.column("name").doNothing())
       .execute();
   }
