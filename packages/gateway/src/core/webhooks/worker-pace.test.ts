@@ -74,15 +74,16 @@ it("claims a handful of times in a wake's window, each poll slower than the one 
   const { worker, counted } = countingWorker();
   worker.start();
   try {
-    // The start's claim and purges are done, and the worker sleeps its minute.
-    await sleep(500);
+    // The start's claim and purges are done (a loaded machine given time), and the worker sleeps its minute.
+    await sleep(1_500);
     const before = counted.statements;
     worker.wake();
     await sleep(600);
     // The wake's own claim, then polls 10, 20, 40, 80 and 80 ms apart within the 250 ms window: 6 claims, each one
-    // statement (polling every 10 ms made 25). A slow machine may fit fewer in the window, never more.
+    // statement (polling every 10 ms made 25). A slow machine may fit fewer in the window (the wake's own claim and one
+    // poll at least), never more.
     const claims = counted.statements - before;
-    expect(claims).toBeGreaterThanOrEqual(3);
+    expect(claims).toBeGreaterThanOrEqual(2);
     expect(claims).toBeLessThanOrEqual(6);
   } finally {
     await worker.stop();
