@@ -1,7 +1,7 @@
 // The re-seal of a master-key rotation (`gateway master-key reseal`, docs/configuration.md): every secret the store
 // holds sealed by the secret box — webhook signing secrets, provider access and refresh tokens, the PKCE verifiers of
 // connect sessions under way — that opens under a previous key only is sealed again under the current key. Rows go a
-// batch at a time in id order, the event loop turning between batches. Each row is written by a compare-and-set on
+// batch at a time in id order, each batch's writes in one transaction, the event loop turning between batches. Each row is written by a compare-and-set on
 // the sealed values it was read with: a node refreshing a token or rotating a webhook secret meanwhile (or another
 // re-seal) wins, and the row is read again; so several re-seals, and serving nodes, may run at once, and a second run
 // finds nothing left. Once nothing sealed under a previous key is left, the store records the current key's check
@@ -68,35 +68,38 @@ export async function resealSecrets(
         .orderBy("id")
         .limit(batchSize)
         .execute();
-      for (const row of batch) {
-        let read: Record<string, string | null> | undefined = row;
-        for (let attempt = 0; read !== undefined; attempt++) {
-          const changes = resealedColumns(box, read, columns, report, attempt === 0);
-          if (Object.keys(changes).length === 0) break;
-          if (attempt === attemptsPerRow) {
-            report.remaining++;
-            break;
+      // A batch's writes commit together: a commit a row made most of the re-seal's time on PostgreSQL.
+      await rows.transaction().execute(async (store) => {
+        for (const row of batch) {
+          let read: Record<string, string | null> | undefined = row;
+          for (let attempt = 0; read !== undefined; attempt++) {
+            const changes = resealedColumns(box, read, columns, report, attempt === 0);
+            if (Object.keys(changes).length === 0) break;
+            if (attempt === attemptsPerRow) {
+              report.remaining++;
+              break;
+            }
+            let update = store
+              .updateTable(table)
+              .set(changes)
+              .where("id", "=", row.id as string);
+            for (const column of columns) {
+              const value = read[column] ?? null;
+              update = value === null ? update.where(column, "is", null) : update.where(column, "=", value);
+            }
+            if (Number((await update.executeTakeFirst()).numUpdatedRows) === 1) {
+              report.resealed[table] += Object.keys(changes).length;
+              break;
+            }
+            // Changed by someone else since it was read (or deleted): read again.
+            read = await store
+              .selectFrom(table)
+              .select(columns)
+              .where("id", "=", row.id as string)
+              .executeTakeFirst();
           }
-          let update = rows
-            .updateTable(table)
-            .set(changes)
-            .where("id", "=", row.id as string);
-          for (const column of columns) {
-            const value = read[column] ?? null;
-            update = value === null ? update.where(column, "is", null) : update.where(column, "=", value);
-          }
-          if (Number((await update.executeTakeFirst()).numUpdatedRows) === 1) {
-            report.resealed[table] += Object.keys(changes).length;
-            break;
-          }
-          // Changed by someone else since it was read (or deleted): read again.
-          read = await rows
-            .selectFrom(table)
-            .select(columns)
-            .where("id", "=", row.id as string)
-            .executeTakeFirst();
         }
-      }
+      });
       if (batch.length < batchSize) break;
       after = batch[batch.length - 1]?.id as string;
       await nextTurn();
