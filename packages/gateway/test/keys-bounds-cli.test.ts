@@ -1,6 +1,7 @@
 // `gateway keys create` keeps to the bounds create_api_key's schema puts on the same fields (apiKeyBounds): a rate
 // limit and burst from 1 to 1,000,000 a minute, a name of at most 100 characters, at most 100 scopes. Out of bounds is
-// refused before the store is touched, saying which flag and what it takes. (SQLite: a fresh data directory.)
+// refused before the store is touched, saying which flag and what it takes; so is the account the public demo runs as.
+// (SQLite: a fresh data directory.)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -51,5 +52,18 @@ describe.skipIf(testStore() !== "sqlite")("gateway keys create within the API's 
       stdout: "",
       stderr: "gateway: --scopes takes at most 100 scopes, got 101\n",
     });
+  });
+
+  it("refuses the account the public demo runs as, creating nothing", async () => {
+    expect(await keysCreate(["--account", "demo"])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: 'gateway: "demo" is the account the public demo runs as, which no tenant may have: choose another id\n',
+    });
+    const listed = await runCli(["keys", "list", "--account", "demo"], {
+      env: { GATEWAY_DATA_DIR: dataDir, GATEWAY_DATABASE_URL: "" },
+    });
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toMatch(/^gateway: There is no account demo\b/);
   });
 });

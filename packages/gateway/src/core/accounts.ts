@@ -12,6 +12,12 @@ export interface Account {
 
 const accountIdPattern = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
+/**
+ * The account the public demo runs as (/demo): the gateway's own principal, which no tenant may be. A tenant of that id
+ * would share it: its list cursors would open for the demo's visitors and theirs for it.
+ */
+export const demoAccountId = "demo";
+
 export class Accounts {
   constructor(
     private readonly db: Kysely<Database>,
@@ -22,10 +28,22 @@ export class Accounts {
     return this.db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
-  /** Creates the account unless it exists; answers whether it was created. */
-  async ensure(id: string, name = id): Promise<{ account: Account; created: boolean }> {
+  /**
+   * Creates the account unless it exists; answers whether it was created. The demo's account is refused unless
+   * `forDemo` (the demo's own routes): a tenant's keys, users or connections never go in it.
+   */
+  async ensure(
+    id: string,
+    name = id,
+    options: { forDemo?: boolean } = {},
+  ): Promise<{ account: Account; created: boolean }> {
     if (!accountIdPattern.test(id)) {
       throw invalidRequest(`"${id}" is not a valid account id: lowercase letters, digits, "_" and "-", up to 63`);
+    }
+    if (id === demoAccountId && options.forDemo !== true) {
+      throw invalidRequest(
+        `"${id}" is the account the public demo runs as, which no tenant may have: choose another id`,
+      );
     }
     const row = { id, name, created_at: this.clock.now() };
     const inserted = await this.db

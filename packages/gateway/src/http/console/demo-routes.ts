@@ -3,6 +3,7 @@
 // (the gateway's rate limiter, keyed by client address: shared by every node when the limiter is Redis).
 // Nothing of any tenant is reachable: no connection, no management operation, no other account.
 import type { FastifyInstance } from "fastify";
+import { demoAccountId } from "../../core/accounts.ts";
 import type { Principal } from "../../core/api-keys.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { RateLimitPolicy } from "../../core/rate-limit/gcra.ts";
@@ -12,8 +13,6 @@ import { bodyAsObject } from "../body.ts";
 import { type ExecuteDeps, executeOperation } from "../execute.ts";
 import { applyDecision, policyHeader } from "../rate-limit/index.ts";
 import { consoleProvider } from "./operations-routes.ts";
-
-export const demoAccountId = "demo";
 
 export interface DemoDeps extends ExecuteDeps {
   registry: Registry;
@@ -78,10 +77,12 @@ export function demoRoutes(deps: DemoDeps) {
             { retryAfterSeconds: wait },
           );
         }
-        account ??= deps.core.accounts.ensure(demoAccountId, "Public demo").catch((error: unknown) => {
-          account = undefined;
-          throw error;
-        });
+        account ??= deps.core.accounts
+          .ensure(demoAccountId, "Public demo", { forDemo: true })
+          .catch((error: unknown) => {
+            account = undefined;
+            throw error;
+          });
         await account;
         request.principal = principal;
         reply.header("cache-control", "no-store");
