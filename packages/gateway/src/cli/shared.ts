@@ -1,6 +1,6 @@
 // Helpers shared by CLI commands: opening the configured store, printing for people or as JSON.
 import { loadConfig } from "../config.ts";
-import { Accounts } from "../core/accounts.ts";
+import { Accounts, demoAccountId, demoAccountRefused } from "../core/accounts.ts";
 import { systemClock } from "../core/clock.ts";
 import { openStore, type Store } from "../store/database.ts";
 
@@ -36,6 +36,8 @@ export const clock = systemClock;
 
 /** An account named on the command line that the store does not have: a mistyped name, said as such. */
 export async function requireAccount(store: Store, accountId: string): Promise<void> {
+  // The demo's account exists once /demo was used, but is no tenant's: nothing of a tenant's is made or listed in it.
+  if (accountId === demoAccountId) throw demoAccountRefused();
   if (await new Accounts(store.db, clock).get(accountId)) return;
   throw new Error(
     `There is no account ${accountId}: create it with a key first (gateway keys create --account ${accountId})`,

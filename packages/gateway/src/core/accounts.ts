@@ -18,6 +18,11 @@ const accountIdPattern = /^[a-z0-9][a-z0-9_-]{0,62}$/;
  */
 export const demoAccountId = "demo";
 
+export const demoAccountRefused = () =>
+  invalidRequest(
+    `"${demoAccountId}" is the account the public demo runs as, which no tenant may have: choose another id`,
+  );
+
 export class Accounts {
   constructor(
     private readonly db: Kysely<Database>,
@@ -40,11 +45,7 @@ export class Accounts {
     if (!accountIdPattern.test(id)) {
       throw invalidRequest(`"${id}" is not a valid account id: lowercase letters, digits, "_" and "-", up to 63`);
     }
-    if (id === demoAccountId && options.forDemo !== true) {
-      throw invalidRequest(
-        `"${id}" is the account the public demo runs as, which no tenant may have: choose another id`,
-      );
-    }
+    if (id === demoAccountId && options.forDemo !== true) throw demoAccountRefused();
     const row = { id, name, created_at: this.clock.now() };
     const inserted = await this.db
       .insertInto("accounts")
