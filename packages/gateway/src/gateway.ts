@@ -7,8 +7,8 @@ import { ApiKeys } from "./core/api-keys.ts";
 import { type Clock, systemClock } from "./core/clock.ts";
 import { createConnectionServices } from "./core/connections/setup.ts";
 import { CursorSeal } from "./core/crypto/cursor-seal.ts";
-import { refuseUnusableMasterKey, resolveMasterKey } from "./core/crypto/master-key.ts";
-import { checkMasterKey } from "./core/crypto/master-key-check.ts";
+import { refuseUnusableMasterKey } from "./core/crypto/master-key.ts";
+import { resolveCheckedMasterKey } from "./core/crypto/master-key-check.ts";
 import { SecretBox } from "./core/crypto/secret-box.ts";
 import { DatabaseClock } from "./core/database-clock.ts";
 import { ResourceCopies } from "./core/resources/resource-copies.ts";
@@ -102,14 +102,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     const clock = await gatewayClock(options.clock, store, log);
     if (clock instanceof DatabaseClock) closers.push(async () => clock.stop());
     const metrics = createMetrics();
-    const masterKey = resolveMasterKey(config);
-    try {
-      await checkMasterKey(store.db, clock, masterKey);
-    } catch (error) {
-      // A key generated just now that the store refuses would refuse every later start too: it is not kept.
-      masterKey.discard?.();
-      throw error;
-    }
+    const masterKey = await resolveCheckedMasterKey(store.db, clock, config);
     const secretBox = new SecretBox(masterKey.key, masterKey.previous);
     const webhooks = createWebhookServices({
       store,

@@ -3,8 +3,8 @@
 // current key's check value, after which GATEWAY_MASTER_KEY_PREVIOUS can go.
 import { Command } from "commander";
 import { loadConfig } from "../config.ts";
-import { refuseUnusableMasterKey, resolveMasterKey } from "../core/crypto/master-key.ts";
-import { checkMasterKey } from "../core/crypto/master-key-check.ts";
+import { refuseUnusableMasterKey } from "../core/crypto/master-key.ts";
+import { resolveCheckedMasterKey } from "../core/crypto/master-key-check.ts";
 import { resealSecrets } from "../core/crypto/reseal.ts";
 import { clock, print, withStore } from "./shared.ts";
 
@@ -21,15 +21,9 @@ export function masterKeyCommand(): Command {
       const config = loadConfig();
       refuseUnusableMasterKey(config);
       await withStore(async (store) => {
-        const keys = resolveMasterKey(config);
-        try {
-          // The same check as a node's start: a re-seal with a key the store does not know would make its secrets
-          // unreadable to every node.
-          await checkMasterKey(store.db, clock, keys);
-        } catch (error) {
-          keys.discard?.();
-          throw error;
-        }
+        // The same check as a node's start: a re-seal with a key the store does not know would make its secrets
+        // unreadable to every node.
+        const keys = await resolveCheckedMasterKey(store.db, clock, config);
         const report = await resealSecrets(store.db, clock, keys);
         const { resealed } = report;
         const total = resealed.webhook_secrets + resealed.connections + resealed.connect_sessions;

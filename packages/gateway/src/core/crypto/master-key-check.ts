@@ -17,7 +17,7 @@ import { createHmac } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
-import type { ResolvedMasterKey } from "./master-key.ts";
+import { type MasterKeyConfig, type ResolvedMasterKey, resolveMasterKey } from "./master-key.ts";
 import { SecretBox } from "./secret-box.ts";
 
 const settingName = "master_key_check";
@@ -91,6 +91,25 @@ export async function checkMasterKey(db: Kysely<Database>, clock: Clock, keys: M
         "reseal` has re-sealed the secrets under the new key",
     );
   }
+}
+
+/**
+ * The node's keys (resolveMasterKey), checked against the store's. A key generated just now that the store refuses
+ * would refuse every later start too: it is not kept.
+ */
+export async function resolveCheckedMasterKey(
+  db: Kysely<Database>,
+  clock: Clock,
+  config: MasterKeyConfig,
+): Promise<ResolvedMasterKey> {
+  const keys = resolveMasterKey(config);
+  try {
+    await checkMasterKey(db, clock, keys);
+  } catch (error) {
+    keys.discard?.();
+    throw error;
+  }
+  return keys;
 }
 
 const retired = async (db: Kysely<Database>, value: string) =>
