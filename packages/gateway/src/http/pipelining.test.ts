@@ -89,72 +89,65 @@ it("closes the connection after an HTTP/1.0 request with a Transfer-Encoding, an
   expect(await keyNames()).not.toContain("pipelined behind HTTP/1.0 chunked");
 });
 
+/**
+ * A connection whose first request, site_metadata, waits 1.5 s for its upstream: what is written after it is pipelined
+ * behind an answer under way. Everything the connection receives is kept in `received.text`.
+ */
+async function behindASlowAnswer() {
+  const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
+  });
+  expect(fault.status).toBe(201);
+  const { port, hostname } = new URL(t.url);
+  const socket = net.connect(Number(port), hostname);
+  const received = { text: "" };
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk) => {
+    received.text += chunk;
+  });
+  const closed = new Promise((resolve) => socket.once("close", resolve));
+  await new Promise((resolve) => socket.once("connect", resolve));
+  socket.write(
+    `POST /v1/catalog/site_metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
+      "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+  );
+  return { socket, received, closed };
+}
+
 describe("requests pipelined on a keep-alive connection", () => {
   it("run one after another, in order, each answered", async () => {
-    const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
-    });
-    expect(fault.status).toBe(201);
-    const { port, hostname } = new URL(t.url);
-    const socket = net.connect(Number(port), hostname);
-    let text = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk) => {
-      text += chunk;
-    });
-    const closed = new Promise((resolve) => socket.once("close", resolve));
-    await new Promise((resolve) => socket.once("connect", resolve));
-    const siteMetadata =
-      `POST /v1/catalog/site_metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
-      "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
-    socket.write(siteMetadata + createKey("pipelined second") + createKey("pipelined third", "Connection: close\r\n"));
+    const { socket, received, closed } = await behindASlowAnswer();
+    socket.write(createKey("pipelined second") + createKey("pipelined third", "Connection: close\r\n"));
     // The first is held by its upstream: the two behind it have not run yet.
     await sleep(500);
     expect(await keyNames()).not.toContain("pipelined second");
     await closed;
-    expect(answersOf(text)).toEqual([
+    expect(answersOf(received.text)).toEqual([
       [200, "keep-alive"],
       [200, "keep-alive"],
       [200, "close"],
     ]);
-    const bodies = text.split(/\r\n\r\n/).slice(1);
+    const bodies = received.text.split(/\r\n\r\n/).slice(1);
     expect(bodies[1]).toContain('"name":"pipelined second"');
     expect(bodies[2]).toContain('"name":"pipelined third"');
-    const ids = [...text.matchAll(/^x-request-id: (\S+)/gim)].map((m) => m[1]);
+    const ids = [...received.text.matchAll(/^x-request-id: (\S+)/gim)].map((m) => m[1]);
     expect(new Set(ids).size).toBe(3);
   });
 
   it("leaves the bodies behind an answer under way unread, so the client's writes wait rather than the node's memory", async () => {
-    const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
-    });
-    expect(fault.status).toBe(201);
-    const { port, hostname } = new URL(t.url);
-    const socket = net.connect(Number(port), hostname);
-    let text = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk) => {
-      text += chunk;
-    });
-    await new Promise((resolve) => socket.once("connect", resolve));
-    const siteMetadata =
-      `POST /v1/catalog/site_metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
-      "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+    const { socket, received } = await behindASlowAnswer();
     // 32 bodies of 900 KB (under the 1 MiB limit): read and parsed while the first answer waits, they were held in
     // memory (about 190 MB of RSS for 60 of 700 KB), however many a client sent.
     const body = JSON.stringify({ query: "x".repeat(900_000) });
     const search = `${"POST /v1/catalog/search_products HTTP/1.1\r\nHost: x\r\n"}Authorization: Bearer ${t.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
-    socket.write(siteMetadata);
     for (let index = 0; index < 32; index++) socket.write(search);
     await sleep(1000);
     // Node stops reading the connection once the body it holds unread fills its buffer: most stays with the client.
     expect(socket.writableLength).toBeGreaterThan(16 * 900_000);
     // Then each is read, run and answered in its turn.
-    const answered = () => (text.match(/HTTP\/1\.1 \d{3} /g) ?? []).length;
+    const answered = () => (received.text.match(/HTTP\/1\.1 \d{3} /g) ?? []).length;
     for (const deadline = performance.now() + 30_000; answered() < 33 && performance.now() < deadline; )
       await sleep(50);
     expect(answered()).toBe(33);

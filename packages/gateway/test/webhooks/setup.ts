@@ -2,6 +2,8 @@
 // receiver, and helpers that read deliveries through the platform operations.
 import { createHmac } from "node:crypto";
 import { expect } from "vitest";
+import type { WebhookSender } from "../../src/core/webhooks/sender.ts";
+import { WebhookWorker, type WorkerDeps } from "../../src/core/webhooks/worker.ts";
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from "../harness.ts";
 import { eventually, FakeClock } from "./fake-clock.ts";
 import { type Answer, type Received, type Receiver, startReceiver } from "./receiver.ts";
@@ -18,6 +20,34 @@ export const fastWorker = {
   GATEWAY_RATE_LIMIT_PER_MINUTE: "1000000",
   GATEWAY_RATE_LIMIT_BURST: "100000",
 };
+
+/**
+ * A delivery worker of its own on a test gateway's store (started with GATEWAY_NO_WEBHOOK_WORKER), that never sends:
+ * for tests of what the worker does with the store (its claims, its purges). `deps` replaces the gateway's parts.
+ */
+export function storeOnlyWorker(gateway: TestGateway, deps: Partial<WorkerDeps> = {}): WebhookWorker {
+  const { core } = gateway.gateway;
+  return new WebhookWorker(
+    {
+      db: core.store.db,
+      kind: core.store.kind,
+      clock: core.clock,
+      events: core.events,
+      endpoints: core.webhooks.endpoints,
+      sender: {} as WebhookSender,
+      log: { error: () => {}, info: () => {} },
+      ...deps,
+    },
+    {
+      pollIntervalMs: 60_000,
+      leaseMs: 60_000,
+      timeoutMs: 10_000,
+      concurrency: 2,
+      endpointConcurrency: 1,
+      userAgent: "test",
+    },
+  );
+}
 
 export interface DeliveryView {
   id: string;

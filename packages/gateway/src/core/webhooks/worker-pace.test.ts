@@ -4,8 +4,7 @@
 import type { KyselyPlugin } from "kysely";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
-import type { WebhookSender } from "./sender.ts";
-import { WebhookWorker } from "./worker.ts";
+import { storeOnlyWorker } from "../../../test/webhooks/setup.ts";
 
 let t: TestGateway;
 beforeAll(async () => {
@@ -23,26 +22,7 @@ function countingWorker() {
       return args.result;
     },
   };
-  const { core } = t.gateway;
-  const worker = new WebhookWorker(
-    {
-      db: core.store.db.withPlugin(counter),
-      kind: core.store.kind,
-      clock: core.clock,
-      events: core.events,
-      endpoints: core.webhooks.endpoints,
-      sender: {} as WebhookSender,
-      log: { error: () => {}, info: () => {} },
-    },
-    {
-      pollIntervalMs: 60_000,
-      leaseMs: 60_000,
-      timeoutMs: 10_000,
-      concurrency: 2,
-      endpointConcurrency: 1,
-      userAgent: "test",
-    },
-  );
+  const worker = storeOnlyWorker(t, { db: t.gateway.core.store.db.withPlugin(counter) });
   return { worker, counted };
 }
 

@@ -3,9 +3,8 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
 import { deleteRecorder, refuseDeletesFrom } from "../../../test/purges.ts";
+import { storeOnlyWorker } from "../../../test/webhooks/setup.ts";
 import { Events, eventRetentionMs } from "../events/events.ts";
-import type { WebhookSender } from "./sender.ts";
-import { WebhookWorker } from "./worker.ts";
 
 let t: TestGateway;
 beforeAll(async () => {
@@ -28,25 +27,10 @@ it("purges the inbound hooks past retention though the events' purge fails, and 
   const recorder = deleteRecorder();
   const store = db.withPlugin(refuseDeletesFrom("events")).withPlugin(recorder.plugin);
   const errors: string[] = [];
-  const worker = new WebhookWorker(
-    {
-      db,
-      kind: core.store.kind,
-      clock: core.clock,
-      events: new Events(store, core.clock),
-      endpoints: core.webhooks.endpoints,
-      sender: {} as WebhookSender,
-      log: { error: (_object, message) => errors.push(message), info: () => {} },
-    },
-    {
-      pollIntervalMs: 60_000,
-      leaseMs: 60_000,
-      timeoutMs: 10_000,
-      concurrency: 2,
-      endpointConcurrency: 1,
-      userAgent: "test",
-    },
-  );
+  const worker = storeOnlyWorker(t, {
+    events: new Events(store, core.clock),
+    log: { error: (_object, message) => errors.push(message), info: () => {} },
+  });
   worker.start();
   try {
     await vi.waitFor(() => expect(recorder.deletes).toContainEqual(["inbound_hooks", 1]), { timeout: 10_000 });
