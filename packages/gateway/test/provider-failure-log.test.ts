@@ -2,14 +2,14 @@
 // the provider did, under the request id: the client sees it in the answer, the operator only in the log.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "./harness.ts";
+import { captureLog } from "./log-capture.ts";
 
 let t: TestGateway;
 let upstream: http.Server;
 let answer = { status: 200, body: "" };
-const lines: string[] = [];
+const log = captureLog();
 
 beforeAll(async () => {
   upstream = http.createServer((_request, response) => {
@@ -17,15 +17,9 @@ beforeAll(async () => {
     response.end(answer.body);
   });
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
   t = await startTestGateway({
     env: { GATEWAY_UPSTREAM_OPENDATA_URL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` },
-    logger: { level: "info", stream },
+    logger: { level: "info", stream: log.stream },
   });
 });
 afterAll(async () => {
@@ -38,11 +32,8 @@ async function loggedFor(status: number): Promise<Record<string, unknown>[]> {
   const response = await t.call("opendata", "list_holidays", { year: 2026 });
   expect(response.status).toBe(status);
   const requestId = response.headers.get("x-request-id");
-  return lines
-    .join("")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
+  return log
+    .lines()
     .filter((line) => line.request_id === requestId && line.msg !== "request")
     .map(({ level, msg, provider }) => ({ level, msg, provider }));
 }

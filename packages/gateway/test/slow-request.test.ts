@@ -1,21 +1,18 @@
 // A client that sends its headers and then its body a byte at a time, or not at all, holds no connection past
 // GATEWAY_REQUEST_TIMEOUT_MS: the request is answered with the envelope's 400 and the connection closed.
 import net from "node:net";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "./harness.ts";
+import { captureLog } from "./log-capture.ts";
 import { rawExchange } from "./raw-http.ts";
 
-const lines: Record<string, unknown>[] = [];
+const log = captureLog();
 let t: TestGateway;
 beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
+  t = await startTestGateway({
+    env: { GATEWAY_REQUEST_TIMEOUT_MS: "1000" },
+    logger: { level: "info", stream: log.stream },
   });
-  t = await startTestGateway({ env: { GATEWAY_REQUEST_TIMEOUT_MS: "1000" }, logger: { level: "info", stream } });
 });
 afterAll(() => t?.close());
 
@@ -48,7 +45,7 @@ it("answers a request whose body stopped arriving under that request's id, and l
   expect(body.error.request_id).toBe(requestId);
   await new Promise((resolve) => setTimeout(resolve, 200));
   const principal = await t.gateway.core.apiKeys.authenticate(t.key);
-  expect(lines.filter((line) => line.request_id === requestId)).toEqual([
+  expect(log.lines().filter((line) => line.request_id === requestId)).toEqual([
     expect.objectContaining({
       msg: "request",
       method: "POST",
@@ -59,8 +56,8 @@ it("answers a request whose body stopped arriving under that request's id, and l
       operation: "lookup_postal_code",
     }),
   ]);
-  expect(lines.filter((line) => line.msg === "request refused before it was read")).toEqual([]);
-  expect(lines.filter((line) => line.status === 499)).toEqual([]);
+  expect(log.lines().filter((line) => line.msg === "request refused before it was read")).toEqual([]);
+  expect(log.lines().filter((line) => line.status === 499)).toEqual([]);
 });
 
 it("logs a request whose client ended the connection before its body once, as 499", async () => {
@@ -73,20 +70,20 @@ it("logs a request whose client ended the connection before its body once, as 49
   socket.resume().end();
   await new Promise((resolve) => socket.on("close", resolve));
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const ended = lines.filter((line) => line.status === 499);
+  const ended = log.lines().filter((line) => line.status === 499);
   expect(ended).toEqual([expect.objectContaining({ msg: "request", operation: "lookup_postal_code" })]);
-  expect(lines.filter((line) => line.msg === "request refused before it was read")).toEqual([]);
+  expect(log.lines().filter((line) => line.msg === "request refused before it was read")).toEqual([]);
 });
 
 it("closes a connection that sent nothing within the request timeout without an answer or a log line", async () => {
   // A browser's preconnect, a load balancer's TCP check: no request was made, so none is answered, logged or counted.
-  const before = lines.length;
+  const before = log.lines().length;
   const started = performance.now();
   const answer = await rawExchange(t.url, "");
   expect(answer).toBe("");
   expect(performance.now() - started).toBeGreaterThanOrEqual(900);
   await new Promise((resolve) => setTimeout(resolve, 100));
-  expect(lines.slice(before)).toEqual([]);
+  expect(log.lines().slice(before)).toEqual([]);
   const metrics = await (await fetch(`${t.url}/metrics`)).text();
   expect(metrics).not.toMatch(/operation="unread"/);
 });

@@ -2,21 +2,15 @@
 // types, unknown fields, zero and negative quantities, a dish twice, the app's refusals (sold out, closed, under the
 // minimum, outside Tokyo, unknown restaurant or dish), unknown ids, another account's and another customer's orders;
 // Idempotency-Key replays; delivery addresses kept out of the logs.
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { captureLog } from "../log-capture.ts";
 import { callOperation, connectUser, copies, otherAccount, type ProviderSetup } from "../stateful/provider-setup.ts";
 import { address, getOrder, orderInput, placeOrder, startDelivery } from "./setup.ts";
 
-const logLines: string[] = [];
+const log = captureLog();
 let s: ProviderSetup;
 beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(String(chunk));
-      done();
-    },
-  });
-  s = await startDelivery({ gateway: { logger: { level: "trace", stream } } });
+  s = await startDelivery({ gateway: { logger: { level: "trace", stream: log.stream } } });
 });
 afterAll(async () => s?.close());
 
@@ -182,7 +176,7 @@ describe("idempotency and privacy", () => {
   });
 
   it("never writes a delivery address to the logs", () => {
-    expect(logLines.length).toBeGreaterThan(20);
-    expect(logLines.filter((line) => line.includes(address) || line.includes("西新宿2-8-1"))).toEqual([]);
+    expect(log.rawLines().length).toBeGreaterThan(20);
+    expect(log.rawLines().filter((line) => line.includes(address) || line.includes("西新宿2-8-1"))).toEqual([]);
   });
 });

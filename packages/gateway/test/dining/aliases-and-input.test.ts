@@ -1,22 +1,16 @@
 // The resource aliases POST/GET/DELETE /v1/dining/reservations[/{id}] (same envelope, errors and idempotency as the
 // operations), bad input of every kind (the right code, a clear message, nothing changed), ids of another account and
 // of another diner, and contact names kept out of the logs.
-import { Writable } from "node:stream";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { captureLog } from "../log-capture.ts";
 import { alias, connectDiner, type DiningSetup, dining, freeSlot, startDining, tokyoDay } from "./setup.ts";
 
 const contact = "秘密 乃名前";
-const logLines: string[] = [];
+const log = captureLog();
 let s: DiningSetup;
 beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(String(chunk));
-      done();
-    },
-  });
-  s = await startDining({ gateway: { logger: { level: "trace", stream } } });
+  s = await startDining({ gateway: { logger: { level: "trace", stream: log.stream } } });
 });
 afterAll(async () => s?.close());
 
@@ -245,7 +239,7 @@ describe("bad input changes nothing", () => {
   });
 
   it("never writes a contact name to the logs", () => {
-    expect(logLines.length).toBeGreaterThan(20);
-    expect(logLines.filter((line) => line.includes(contact))).toEqual([]);
+    expect(log.rawLines().length).toBeGreaterThan(20);
+    expect(log.rawLines().filter((line) => line.includes(contact))).toEqual([]);
   });
 });

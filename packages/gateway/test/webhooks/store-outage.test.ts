@@ -1,10 +1,10 @@
 // The delivery worker while the store cannot be read (here its deliveries table is gone for a moment, as in an outage):
 // the failure is logged once however many polls fail, and the recovery once, with how many polls failed; deliveries
 // go on afterwards. A claim whose event cannot be read is handed back at once, not held for its lease.
-import { Writable } from "node:stream";
 import { sql } from "kysely";
 import { afterAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../harness.ts";
+import { captureLog } from "../log-capture.ts";
 import { eventually } from "./fake-clock.ts";
 import { attemptsRecorded, closeAll, sendTestEvent, setupWebhooks } from "./setup.ts";
 
@@ -13,16 +13,13 @@ afterAll(async () => t?.close());
 afterAll(closeAll);
 
 it("logs a failing poll once, then its recovery once", async () => {
-  const lines: { msg: string; failed_polls?: number }[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
+  const log = captureLog();
+  t = await startTestGateway({
+    logger: { level: "info", stream: log.stream },
+    env: { GATEWAY_WEBHOOK_POLL_INTERVAL_MS: "20" },
   });
-  t = await startTestGateway({ logger: { level: "info", stream }, env: { GATEWAY_WEBHOOK_POLL_INTERVAL_MS: "20" } });
   const { db } = t.gateway.core.store;
-  const about = () => lines.filter((line) => line.msg.startsWith("claiming webhook deliveries"));
+  const about = () => log.lines().filter((line) => line.msg.startsWith("claiming webhook deliveries"));
   await sql`alter table webhook_deliveries rename to webhook_deliveries_away`.execute(db);
   try {
     // Many polls fail meanwhile.
