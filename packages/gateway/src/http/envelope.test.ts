@@ -1,22 +1,16 @@
 // The wire format of the uniform route over real HTTP: success envelope, request ids, and every way a request can be
 // malformed, each answered with the exact error envelope.
 import net from "node:net";
-import { Writable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+import { captureLog } from "../../test/log-capture.ts";
 import { rawExchange } from "../../test/raw-http.ts";
 
 let t: TestGateway;
-const logLines: string[] = [];
+const log = captureLog();
 beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(...String(chunk).split("\n").filter(Boolean));
-      done();
-    },
-  });
-  t = await startTestGateway({ logger: { level: "info", stream } });
+  t = await startTestGateway({ logger: { level: "info", stream: log.stream } });
 });
 afterAll(async () => t?.close());
 
@@ -592,7 +586,7 @@ describe("a request whose client closes the connection before the answer", () =>
       body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
     });
     expect(fault.status).toBe(201);
-    const before = logLines.length;
+    const before = log.lines().length;
     const aborted = await fetch(`${t.url}/v1/catalog/site_metadata`, {
       method: "POST",
       headers: { authorization: `Bearer ${t.key}` },
@@ -601,9 +595,9 @@ describe("a request whose client closes the connection before the answer", () =>
     expect(aborted).toBeInstanceOf(Error);
     // The operation runs on; once it ends, nothing more is logged for the request.
     await new Promise((resolve) => setTimeout(resolve, 1800));
-    const lines = logLines
+    const lines = log
+      .lines()
       .slice(before)
-      .map((line) => JSON.parse(line))
       .filter((line) => line.path === "/v1/catalog/site_metadata");
     expect(lines).toEqual([
       expect.objectContaining({
@@ -614,8 +608,8 @@ describe("a request whose client closes the connection before the answer", () =>
         latency_ms: expect.any(Number),
       }),
     ]);
-    expect(lines[0].latency_ms).toBeGreaterThanOrEqual(250);
-    expect(lines[0].latency_ms).toBeLessThan(1500);
+    expect(lines[0]?.latency_ms).toBeGreaterThanOrEqual(250);
+    expect(lines[0]?.latency_ms).toBeLessThan(1500);
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
     expect(metrics).toMatch(/gateway_requests_total\{provider="catalog",operation="site_metadata",status="499"\} 1/);
   });
@@ -642,9 +636,9 @@ describe("a request whose client closes the connection before the answer", () =>
     return socket;
   };
   const siteMetadataLines = (from: number) =>
-    logLines
+    log
+      .lines()
       .slice(from)
-      .map((line) => JSON.parse(line))
       .filter((line) => line.path === "/v1/catalog/site_metadata");
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -659,7 +653,7 @@ describe("a request whose client closes the connection before the answer", () =>
       };
       const countedBefore = await counted();
       await delaySiteMetadata(1);
-      const before = logLines.length;
+      const before = log.lines().length;
       const socket = await sendWhole(1);
       await sleep(200);
       socket[close]();
@@ -670,15 +664,15 @@ describe("a request whose client closes the connection before the answer", () =>
         expect.objectContaining({ msg: "request", status: 499, provider: "catalog", operation: "site_metadata" }),
       ]);
       // It ran until the close, 200 ms after it was sent (less what the server took to begin it), not to its answer.
-      expect(lines[0].latency_ms).toBeGreaterThanOrEqual(100);
-      expect(lines[0].latency_ms).toBeLessThan(1500);
+      expect(lines[0]?.latency_ms).toBeGreaterThanOrEqual(100);
+      expect(lines[0]?.latency_ms).toBeLessThan(1500);
       expect(await counted()).toBe(countedBefore + 1);
     });
   }
 
   it("logs and counts every request pipelined on the connection, each once, as 499", async () => {
     await delaySiteMetadata(3);
-    const before = logLines.length;
+    const before = log.lines().length;
     // Node answers pipelined requests in order: the second and third wait behind the first, unanswered.
     const socket = await sendWhole(3);
     await sleep(200);
@@ -777,7 +771,7 @@ describe("requests Node's HTTP parser refuses", () => {
       ]);
       expect(json).toEqual({ error: { code: "invalid_request", message, request_id: requestId, retryable: false } });
       // Logged and counted like any answered request, with what it was told and nothing of what it sent.
-      const logged = logLines.map((line) => JSON.parse(line)).find((line) => line.request_id === requestId);
+      const logged = log.lines().find((line) => line.request_id === requestId);
       expect(logged).toMatchObject({ msg: "request refused before it was read", status: 400, error: message });
       expect(JSON.stringify(logged)).not.toContain("example.com");
       const metrics = await (await fetch(`${t.url}/metrics`)).text();

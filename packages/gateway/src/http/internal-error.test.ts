@@ -1,9 +1,9 @@
 // 500 internal_error: an adapter that fails unexpectedly, or answers outside its own output schema, gives the
 // envelope with no stack trace and no detail of the failure; the log has the failure under the request id.
-import { Writable } from "node:stream";
 import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+import { captureLog } from "../../test/log-capture.ts";
 import { GatewayError } from "../core/errors.ts";
 import { platformProvider } from "../providers/platform/manifest.ts";
 import { StrictObject } from "../providers/schemas.ts";
@@ -50,27 +50,16 @@ const faulty = defineProvider({
   ],
 });
 
-const lines: string[] = [];
+const log = captureLog();
 let t: TestGateway;
 beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  t = await startTestGateway({ providers: [platformProvider, faulty], logger: { level: "info", stream } });
+  t = await startTestGateway({ providers: [platformProvider, faulty], logger: { level: "info", stream: log.stream } });
 });
 afterAll(async () => t?.close());
 
 /** The lines logged about one request, besides its request line. */
 const loggedFor = (requestId: string | null) =>
-  lines
-    .join("")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { level: number; msg: string; request_id?: string; err?: { message: string } })
-    .filter((line) => line.request_id === requestId && line.msg !== "request");
+  log.lines().filter((line) => line.request_id === requestId && line.msg !== "request");
 
 for (const operation of ["throw", "bad_output"]) {
   it(`answers 500 internal_error for ${operation}, without leaking the cause`, async () => {

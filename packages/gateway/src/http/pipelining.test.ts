@@ -1,21 +1,15 @@
 // Requests pipelined on one connection (RFC 9112 §9.3.2): each runs once the answer before it has gone out, and none
 // runs behind an answer that closed the connection (§9.6), whatever framing or body that answer refused.
 import net from "node:net";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+import { captureLog } from "../../test/log-capture.ts";
 import { rawExchange } from "../../test/raw-http.ts";
 
 let t: TestGateway;
-const logLines: string[] = [];
+const log = captureLog();
 beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(...String(chunk).split("\n").filter(Boolean));
-      done();
-    },
-  });
-  t = await startTestGateway({ logger: { level: "info", stream } });
+  t = await startTestGateway({ logger: { level: "info", stream: log.stream } });
 });
 afterAll(async () => t?.close());
 
@@ -62,7 +56,7 @@ describe("a request pipelined behind an answer that closes the connection", () =
   ] as const) {
     it(`is not run after ${name}`, async () => {
       const keyName = `pipelined behind ${name}`;
-      const before = logLines.length;
+      const before = log.lines().length;
       const answer = await rawExchange(t.url, first() + createKey(keyName));
       expect(answersOf(answer)).toEqual([[400, "close"]]);
       const [, body = ""] = answer.split("\r\n\r\n");
@@ -71,7 +65,7 @@ describe("a request pipelined behind an answer that closes the connection", () =
       expect(await keyNames()).not.toContain(keyName);
       // Logged, if Node parsed it before the connection closed, as a request its client never got an answer to, which
       // it may send again: nothing ran.
-      const lines = logLines.slice(before).map((line) => JSON.parse(line));
+      const lines = log.lines().slice(before);
       const statuses = lines.filter((line) => line.path === "/v1/platform/create_api_key").map((line) => line.status);
       expect(statuses.filter((status) => status !== 499)).toEqual([]);
     });

@@ -1,26 +1,20 @@
 // The one log line per request: exactly its fields, the request id once (the line is valid JSON without duplicate
 // keys), and neither the API key nor the request body in it.
 import net from "node:net";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+import { captureLog } from "../../test/log-capture.ts";
 import { loggedPath } from "./request-log.ts";
 
-const lines: string[] = [];
+const log = captureLog();
 let t: TestGateway;
 beforeAll(async () => {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split("\n").filter(Boolean));
-      done();
-    },
-  });
-  t = await startTestGateway({ logger: { level: "info", stream } });
+  t = await startTestGateway({ logger: { level: "info", stream: log.stream } });
 });
 afterAll(async () => t?.close());
 
 const requestLines = (requestId: string) =>
-  lines.filter((line) => line.includes(requestId) && line.includes('"msg":"request"'));
+  log.rawLines().filter((line) => line.includes(requestId) && line.includes('"msg":"request"'));
 
 /** The line is written once the answer has gone out, so it may follow the answer by a moment. */
 async function linesOf(requestId: string): Promise<string[]> {
