@@ -1,10 +1,10 @@
 // A gateway that starts while its Redis is down: it starts anyway, says so in its log (the line is written once the
 // logger exists, though Redis was found down before), lets requests through and counts them, and once Redis comes
 // up logs the recovery and enforces limits.
-import { Writable } from "node:stream";
 import { afterAll, expect, it } from "vitest";
 import { type RedisServer, startRedisServer } from "../../../test/cluster.ts";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
+import { captureLog } from "../../../test/log-capture.ts";
 import { randomBase62 } from "../../core/ids.ts";
 
 let redis: RedisServer | undefined;
@@ -14,13 +14,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const lines: { level: number; msg: string; err?: { message?: string } }[] = [];
-const stream = new Writable({
-  write(chunk, _encoding, done) {
-    for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-    done();
-  },
-});
+const log = captureLog();
 
 async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
   const deadline = Date.now() + 15_000;
@@ -37,10 +31,10 @@ it("starts, warns, fails open and counts it, then logs the recovery and limits o
   redis = await startRedisServer();
   await redis.kill();
   t = await startTestGateway({
-    logger: { level: "info", stream },
+    logger: { level: "info", stream: log.stream },
     env: { GATEWAY_REDIS_URL: redis.url, GATEWAY_REDIS_KEY_PREFIX: `down-${randomBase62(8)}:` },
   });
-  const down = lines.filter((line) => line.msg.startsWith("Redis is unavailable"));
+  const down = log.lines().filter((line) => line.msg.startsWith("Redis is unavailable"));
   expect(down).toHaveLength(1);
   expect(down[0]).toMatchObject({
     level: 40,
@@ -62,8 +56,13 @@ it("starts, warns, fails open and counts it, then logs the recovery and limits o
   expect(await failOpen()).toBe(before + 4);
 
   await redis.restart();
-  await eventually(() => (lines.some((line) => line.msg.startsWith("Redis answers again")) ? true : undefined));
-  expect(lines.filter((line) => line.msg.startsWith("Redis")).map((line) => [line.level, line.msg])).toEqual([
+  await eventually(() => (log.lines().some((line) => line.msg.startsWith("Redis answers again")) ? true : undefined));
+  expect(
+    log
+      .lines()
+      .filter((line) => line.msg.startsWith("Redis"))
+      .map((line) => [line.level, line.msg]),
+  ).toEqual([
     [40, "Redis is unavailable: rate limits are not enforced until it answers again"],
     [30, "Redis answers again: rate limits are enforced"],
   ]);
