@@ -1,18 +1,12 @@
 // The request line built by template is the line pino would write; loggers it cannot match get the fields through info.
-import { Writable } from "node:stream";
 import pino from "pino";
 import { expect, it, vi } from "vitest";
+import { captureLog } from "../../test/log-capture.ts";
 import { type RequestLine, requestLogWriter } from "./request-log.ts";
 
 function capture(options: pino.LoggerOptions = {}) {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  return { logger: pino({ level: "info", ...options }, stream), lines };
+  const log = captureLog();
+  return { logger: pino({ level: "info", ...options }, log.stream), log };
 }
 
 const line: RequestLine = {
@@ -33,23 +27,25 @@ it("writes exactly pino's line for the same fields, escaping what needs it", asy
   const fast = capture();
   const reference = capture();
   const info = vi.spyOn(fast.logger, "info");
+  const write = vi.spyOn(fast.log.stream, "write");
   requestLogWriter(fast.logger)(line);
   expect(info).not.toHaveBeenCalled();
   reference.logger.info(line, "request");
   await new Promise((resolve) => setImmediate(resolve));
-  expect(fast.lines).toHaveLength(1);
-  expect(withoutTime(fast.lines[0] ?? "")).toBe(withoutTime(reference.lines[0] ?? ""));
-  expect(JSON.parse(fast.lines[0] ?? "")).toMatchObject({ level: 30, msg: "request", ...line });
+  expect(write).toHaveBeenCalledOnce();
+  expect(fast.log.rawLines()).toHaveLength(1);
+  expect(withoutTime(fast.log.text())).toBe(withoutTime(reference.log.text()));
+  expect(fast.log.lines()[0]).toMatchObject({ level: 30, msg: "request", ...line });
 });
 
 it("leaves out absent fields and respects the level", async () => {
   const quiet = capture({ level: "warn" });
   requestLogWriter(quiet.logger)(line);
-  const { logger, lines } = capture();
+  const { logger, log } = capture();
   requestLogWriter(logger)({ request_id: "req_2", method: "GET", path: "/x", status: 401, latency_ms: 0.5 });
   await new Promise((resolve) => setImmediate(resolve));
-  expect(quiet.lines).toEqual([]);
-  expect(Object.keys(JSON.parse(lines[0] ?? ""))).toEqual([
+  expect(quiet.log.text()).toBe("");
+  expect(Object.keys(log.lines()[0] ?? {})).toEqual([
     "level",
     "time",
     "pid",
@@ -71,6 +67,6 @@ it("goes through info for a logger whose line the template cannot give (a mixin,
   expect(info).toHaveBeenCalledOnce();
   requestLogWriter(redacted.logger)(line);
   await new Promise((resolve) => setImmediate(resolve));
-  expect(JSON.parse(mixed.lines[0] ?? "")).toMatchObject({ node: "n1", request_id: "req_0001" });
-  expect(JSON.parse(redacted.lines[0] ?? "")).toMatchObject({ path: "[Redacted]", request_id: "req_0001" });
+  expect(mixed.log.lines()[0]).toMatchObject({ node: "n1", request_id: "req_0001" });
+  expect(redacted.log.lines()[0]).toMatchObject({ path: "[Redacted]", request_id: "req_0001" });
 });
