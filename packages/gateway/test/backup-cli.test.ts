@@ -144,7 +144,7 @@ describe.skipIf(testStore() !== "sqlite")("gateway backup", { timeout: 120_000 }
     }
   });
 
-  it("refuses a file that exists unless --overwrite, the store itself, and a data directory with no store", async () => {
+  it("refuses a file that exists unless --overwrite, the store itself, a data directory with no store, and an empty store", async () => {
     const dataDir = path.join(root, "store");
     const env = { GATEWAY_DATA_DIR: dataDir, GATEWAY_DATABASE_URL: "" };
     expect((await runCli(["migrate"], { env })).code).toBe(0);
@@ -183,6 +183,20 @@ describe.skipIf(testStore() !== "sqlite")("gateway backup", { timeout: 120_000 }
     ]);
     // Nothing was created: neither a store nor the data directory.
     expect(fs.existsSync(empty)).toBe(false);
+
+    // A 0-byte gateway.db is no store: it would be copied as an empty database, and restore as an empty gateway.
+    const unmigrated = path.join(root, "unmigrated");
+    fs.mkdirSync(unmigrated);
+    fs.writeFileSync(path.join(unmigrated, "gateway.db"), "");
+    const blank = await runCli(["backup", path.join(root, "blank.db")], {
+      env: { ...env, GATEWAY_DATA_DIR: unmigrated },
+    });
+    expect([blank.code, blank.stdout, blank.stderr]).toEqual([
+      1,
+      "",
+      `gateway: ${path.join(unmigrated, "gateway.db")} is not a gateway store (an empty file): nothing was written\n`,
+    ]);
+    expect(fs.existsSync(path.join(root, "blank.db"))).toBe(false);
     expect(fs.readdirSync(root).filter((name) => name.includes("partial"))).toEqual([]);
   });
 });

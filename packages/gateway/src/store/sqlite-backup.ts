@@ -7,11 +7,13 @@
 // neither waits for the writer nor holds it up; the log only grows while the copy runs, and the next checkpoint
 // catches up. The connection is read-only: it takes no lock the gateway uses (serve.lock included) and never
 // checkpoints. The copy is written beside the target under another name and renamed into place once SQLite has
-// checked it, so that a target that exists is a whole backup.
+// checked it, so that a target that exists is a whole backup. A file that is not a gateway store (an empty gateway.db, or
+// a SQLite database no gateway has migrated) is refused: a copy of it would restore as an empty gateway.
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
+import { migrationProvider } from "./migrations/index.ts";
 
 /** The most pages better-sqlite3 copies in one step. */
 const everyPage = 0x7fffffff;
@@ -36,15 +38,22 @@ export async function backupSqliteStore(dataDir: string, target: string, overwri
   refuseStoreFiles(source, file);
   const taken = () => new Error(`${file} exists: name another file, or give --overwrite`);
   if (fs.existsSync(file) && !overwrite) throw taken();
+  const db = new SQLite(source, { readonly: true, fileMustExist: true, timeout: 5_000 });
+  try {
+    await refuseUnmigrated(db, source);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const partial = `${file}.${randomBytes(6).toString("hex")}.partial`;
   try {
     // Readable by its owner only, as the store is: it holds sealed secrets and end users' names and addresses.
     fs.closeSync(fs.openSync(partial, "wx", 0o600));
   } catch (error) {
+    db.close();
     throw new Error(`Cannot write the backup beside ${file}: ${(error as Error).message}`);
   }
   try {
-    const db = new SQLite(source, { readonly: true, fileMustExist: true, timeout: 5_000 });
     try {
       // better-sqlite3's first step copies no page; the second, as many as it is told: all of them, however many.
       await db.backup(partial, { progress: () => everyPage });
@@ -68,6 +77,27 @@ export async function backupSqliteStore(dataDir: string, target: string, overwri
     fs.rmSync(partial, { force: true });
     throw error;
   }
+}
+
+/**
+ * Refuses a file that is not a gateway store. The gateway records each migration it applies as a row of
+ * `kysely_migration`, and applies the first one before anything else (on SQLite every pending migration in one
+ * transaction), never removing it: a store is a gateway's once that row is there, whether an older or a newer version
+ * migrated it. An empty file has no such table, nor has another database; a first migration that failed leaves the
+ * table without its row.
+ */
+async function refuseUnmigrated(db: SQLite.Database, source: string): Promise<void> {
+  const [first] = Object.keys(await migrationProvider.getMigrations()).sort();
+  let what = `no gateway migration (${first}) is recorded in it`;
+  try {
+    const table = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'").get();
+    if (table && db.prepare("select 1 from kysely_migration where name = ?").get(first)) return;
+    if (fs.statSync(source).size === 0) what = "an empty file";
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "SQLITE_NOTADB") throw error;
+    what = "not a SQLite database";
+  }
+  throw new Error(`${source} is not a gateway store (${what}): nothing was written`);
 }
 
 /**

@@ -1,5 +1,6 @@
 // The SQLite backup under another connection's writes without pause, as a serving gateway makes them: the copy is the
-// store of one moment (two values always written together are equal in it) and passes SQLite's check.
+// store of one moment (two values always written together are equal in it) and passes SQLite's check. A file that is
+// not a gateway store is refused, and nothing is written.
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -11,6 +12,11 @@ import { backupSqliteStore } from "./sqlite-backup.ts";
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sqlite-backup-"));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+/** What makes a SQLite file a gateway store: the first migration recorded, as the gateway's migrator records it. */
+const firstMigration =
+  "create table kysely_migration (name varchar(255) not null primary key, timestamp varchar(255) not null);" +
+  "insert into kysely_migration values ('0001_accounts_and_keys', '2026-01-01T00:00:00.000Z')";
 
 // Commits one transaction after another until told to stop; says when the first has committed.
 const writerSource = `
@@ -39,6 +45,7 @@ it("copies a 20 MB store while another connection commits without pause, as of o
   const file = path.join(dataDir, "gateway.db");
   const db = new SQLite(file);
   db.pragma("journal_mode = WAL");
+  db.exec(firstMigration);
   db.exec("create table filler (id integer primary key, data blob); create table pair (a integer, b integer)");
   db.exec("insert into pair values (0, 0)");
   const fill = db.prepare("insert into filler (data) values (randomblob(1000))");
@@ -107,4 +114,41 @@ it("refuses to write over the store or its log, however the data directory or th
   } finally {
     db.close();
   }
+});
+
+it("refuses a file that records no gateway migration, and writes nothing", async () => {
+  const dir = path.join(dataDir, "unmigrated");
+  fs.mkdirSync(dir);
+  const store = path.join(dir, "gateway.db");
+  const target = path.join(dataDir, "unmigrated.db");
+  const refusal = (what: string) => `${store} is not a gateway store (${what}): nothing was written`;
+  const noMigration = refusal("no gateway migration (0001_accounts_and_keys) is recorded in it");
+  const cases: [string, (db: SQLite.Database) => void, string][] = [
+    ["a 0-byte file", () => {}, refusal("an empty file")],
+    ["another database", (db) => db.exec("create table t (x); insert into t values (1)"), noMigration],
+    // A first migration that failed: the migrator made its table, and the transaction recording the row rolled back.
+    [
+      "a migrations table without the first migration",
+      (db) => db.exec("create table kysely_migration (name varchar(255) primary key, timestamp varchar(255))"),
+      noMigration,
+    ],
+  ];
+  for (const [, make, message] of cases) {
+    fs.rmSync(store, { force: true });
+    fs.closeSync(fs.openSync(store, "w"));
+    const db = new SQLite(store);
+    make(db);
+    db.close();
+    await expect(backupSqliteStore(dir, target, true)).rejects.toThrow(message);
+    expect(fs.readdirSync(dataDir).filter((name) => name.startsWith("unmigrated."))).toEqual([]);
+  }
+  fs.writeFileSync(store, "not a database at all, not even SQLite's header");
+  await expect(backupSqliteStore(dir, target, true)).rejects.toThrow(refusal("not a SQLite database"));
+  expect(fs.readdirSync(dataDir).filter((name) => name.startsWith("unmigrated."))).toEqual([]);
+
+  fs.rmSync(store);
+  const migrated = new SQLite(store);
+  migrated.exec(firstMigration);
+  migrated.close();
+  expect((await backupSqliteStore(dir, target, false)).file).toBe(target);
 });
