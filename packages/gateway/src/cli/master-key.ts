@@ -5,7 +5,7 @@ import { Command } from "commander";
 import { loadConfig } from "../config.ts";
 import { refuseUnusableMasterKey } from "../core/crypto/master-key.ts";
 import { resolveCheckedMasterKey } from "../core/crypto/master-key-check.ts";
-import { resealSecrets } from "../core/crypto/reseal.ts";
+import { type ResealReport, resealSecrets } from "../core/crypto/reseal.ts";
 import { clock, print, withStore } from "./shared.ts";
 
 export function masterKeyCommand(): Command {
@@ -26,24 +26,6 @@ export function masterKeyCommand(): Command {
         const keys = await resolveCheckedMasterKey(store.db, clock, config);
         const report = await resealSecrets(store.db, clock, keys);
         const { resealed } = report;
-        const total = resealed.webhook_secrets + resealed.connections + resealed.connect_sessions;
-        const lines = [
-          `Re-sealed ${total} secrets under GATEWAY_MASTER_KEY (${resealed.webhook_secrets} webhook secrets, ` +
-            `${resealed.connections} provider tokens, ${resealed.connect_sessions} connect-session verifiers); ` +
-            `${report.current} were sealed under it already.`,
-        ];
-        if (report.unopenable > 0)
-          lines.push(
-            `${report.unopenable} sealed values open under none of the configured keys: they were left as they are. ` +
-              "Add the key they were sealed with to GATEWAY_MASTER_KEY_PREVIOUS and run this again.",
-          );
-        if (report.remaining > 0)
-          lines.push(`${report.remaining} values changed under each attempt and are still to re-seal: run this again.`);
-        lines.push(
-          report.checkRecorded
-            ? "The store now records GATEWAY_MASTER_KEY's check value: remove GATEWAY_MASTER_KEY_PREVIOUS from every node."
-            : "Keep GATEWAY_MASTER_KEY_PREVIOUS: the store still records a previous key's check value.",
-        );
         print(
           options.json === true,
           {
@@ -57,10 +39,50 @@ export function masterKeyCommand(): Command {
             remaining: report.remaining,
             check_recorded: report.checkRecorded,
           },
-          lines.join("\n"),
+          resealSummary(report),
         );
         if (!report.checkRecorded) process.exitCode = 1;
       });
     });
   return command;
+}
+
+/** "1 webhook secret", "0 webhook secrets", "2 webhook secrets". */
+function count(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** What the re-seal did, in people's words: the counts read as counts of one, of none and of many. */
+export function resealSummary(report: ResealReport): string {
+  const { resealed } = report;
+  const total = resealed.webhook_secrets + resealed.connections + resealed.connect_sessions;
+  const lines = [
+    `Re-sealed ${count(total, "secret", "secrets")} under GATEWAY_MASTER_KEY ` +
+      `(${count(resealed.webhook_secrets, "webhook secret", "webhook secrets")}, ` +
+      `${count(resealed.connections, "provider token", "provider tokens")}, ` +
+      `${count(resealed.connect_sessions, "connect-session verifier", "connect-session verifiers")}); ` +
+      `${report.current} ${report.current === 1 ? "was" : "were"} sealed under it already.`,
+  ];
+  if (report.unopenable > 0) {
+    lines.push(
+      report.unopenable === 1
+        ? "1 sealed value opens under none of the configured keys: it was left as it is. " +
+            "Add the key it was sealed with to GATEWAY_MASTER_KEY_PREVIOUS and run this again."
+        : `${report.unopenable} sealed values open under none of the configured keys: they were left as they are. ` +
+            "Add the key they were sealed with to GATEWAY_MASTER_KEY_PREVIOUS and run this again.",
+    );
+  }
+  if (report.remaining > 0) {
+    lines.push(
+      report.remaining === 1
+        ? "1 value changed under each attempt and is still to re-seal: run this again."
+        : `${report.remaining} values changed under each attempt and are still to re-seal: run this again.`,
+    );
+  }
+  lines.push(
+    report.checkRecorded
+      ? "The store now records GATEWAY_MASTER_KEY's check value: remove GATEWAY_MASTER_KEY_PREVIOUS from every node."
+      : "Keep GATEWAY_MASTER_KEY_PREVIOUS: the store still records a previous key's check value.",
+  );
+  return lines.join("\n");
 }
