@@ -72,6 +72,36 @@ describe("a request pipelined behind an answer that closes the connection", () =
   }
 });
 
+it("charges no rate-limit token for the requests it does not run", async () => {
+  // One a minute: no token comes back while the test runs. A burst of 6.
+  const created = await t.call("platform", "create_api_key", {
+    scopes: ["*"],
+    rate_limit: { per_minute: 1, burst: 6 },
+  });
+  const { key } = ((await created.json()) as { data: { key: string } }).data;
+  const remaining = (answer: Response | string) => {
+    const header =
+      typeof answer === "string" ? /^ratelimit: (.*)$/im.exec(answer)?.[1] : answer.headers.get("ratelimit");
+    return /;r=(\d+);/.exec(header ?? "")?.[1];
+  };
+  const send = () =>
+    fetch(`${t.url}/v1/catalog/search_products`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: "{}",
+    });
+  // The key's first request authenticates it, so that those below are charged, when they are, as soon as they arrive.
+  expect(remaining(await send())).toBe("5");
+  const request = (body: string) =>
+    "POST /v1/catalog/search_products HTTP/1.1\r\nHost: x\r\n" +
+    `Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  const answer = await rawExchange(t.url, request("{x}") + request("{}").repeat(3));
+  expect(answersOf(answer)).toEqual([[400, "close"]]);
+  // The refused body ran, as far as its parsing: it counts. The three behind it did not run: they do not.
+  expect(remaining(answer)).toBe("4");
+  expect(remaining(await send())).toBe("3");
+});
+
 it("closes the connection after an HTTP/1.0 request with a Transfer-Encoding, and runs nothing after it", async () => {
   const first = search("Connection: keep-alive\r\nTransfer-Encoding: chunked\r\n", "2\r\n{}\r\n0\r\n\r\n").replace(
     "HTTP/1.1",

@@ -1,5 +1,7 @@
-// Per-key rate limits on every /v1 request, checked right after authentication and before the body is
-// read. Headers follow draft-ietf-httpapi-ratelimit-headers-11 (structured fields, policy "default"):
+// Per-key rate limits on every /v1 request, checked after authentication and before the body is read, once the
+// request is let run: one pipelined behind an answer that closes the connection never is (the preParsing hook of
+// app.ts, which runs before this one), and is never charged. Headers follow draft-ietf-httpapi-ratelimit-headers-11
+// (structured fields, policy "default"):
 //   RateLimit-Policy: "default";q=<requests a minute>;w=60
 //   RateLimit: "default";r=<requests possible now>;t=<seconds until the full burst is back>
 // A refused request answers 429 rate_limited with Retry-After (whole seconds, at least 1) and r=0;t=<Retry-After>.
@@ -26,18 +28,18 @@ const retryAfterSeconds = (decision: RateLimitDecision) => Math.max(1, Math.ceil
 export function rateLimit(deps: RateLimitDeps) {
   return function registerRateLimit(app: FastifyInstance): void {
     // A callback hook: the in-process limiter decides synchronously, and then no promise is made for it.
-    app.addHook("onRequest", (request, reply, done) => {
+    app.addHook("preParsing", (request, reply, payload, done) => {
       const principal = request.principal;
-      if (!principal) return done();
+      if (!principal) return done(null, payload);
       const policy = principal.rateLimit ?? deps.defaultPolicy;
       reply.header("ratelimit-policy", policyHeader(policy));
       const finish = (decision: RateLimitDecision | undefined) => {
         if (!decision) {
           deps.metrics.rateLimitFailOpen.inc();
-          return done();
+          return done(null, payload);
         }
         const wait = applyDecision(reply, decision);
-        if (wait === undefined) return done();
+        if (wait === undefined) return done(null, payload);
         done(
           new GatewayError(
             "rate_limited",
