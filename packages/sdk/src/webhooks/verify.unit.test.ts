@@ -140,6 +140,33 @@ describe("verifyWebhook rejects", () => {
     expect(await rejection({ header, now: now + 61_000, toleranceSeconds: 60 })).toBe("timestamp_out_of_tolerance");
   });
 
+  it("a timestamp by the current second, at the edges of the gateway's check of inbound hooks; verifyWebhookSync too", async () => {
+    const header = `t=${t},v2=${v2}`;
+    const edges = [300_000, 300_999, 301_000, -300_000, -300_001, -301_000];
+    const verdicts = async (verify: (options: VerifyWebhookOptions) => unknown) => {
+      const seen: [number, string][] = [];
+      for (const offset of edges) {
+        try {
+          await verify({ rawBody: body, header, secret, now: now + offset });
+          seen.push([offset, "accepted"]);
+        } catch (error) {
+          seen.push([offset, (error as { reason: string }).reason]);
+        }
+      }
+      return seen;
+    };
+    const expected = [
+      [300_000, "accepted"], // exactly 300 s old
+      [300_999, "accepted"], // the last millisecond of second t + 300
+      [301_000, "timestamp_out_of_tolerance"], // 300 s + 1 s old
+      [-300_000, "accepted"], // t 300 s in the future
+      [-300_001, "timestamp_out_of_tolerance"], // the last millisecond of second t - 301
+      [-301_000, "timestamp_out_of_tolerance"], // t 301 s in the future
+    ];
+    expect(await verdicts(verifyWebhook)).toEqual(expected);
+    expect(await verdicts(verifyWebhookSync)).toEqual(expected);
+  });
+
   it("a tampered body, and the same JSON re-serialised with different whitespace", async () => {
     const header = `t=${t},v2=${v2}`;
     expect(await rejection({ header, rawBody: body.replace('"party_size":2', '"party_size":20') })).toBe(

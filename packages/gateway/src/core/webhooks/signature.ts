@@ -28,8 +28,8 @@ const refuse = (problem: string) =>
   ]);
 
 /**
- * A receiver's checks: t and v2 present, t within 300 s, a v2 that matches. Throws 400 `invalid_request` when the
- * delivery must be refused.
+ * A receiver's checks: t and v2 present, t within 300 s of the current second, a v2 that matches. Throws 400
+ * `invalid_request` when the delivery must be refused.
  */
 export function verifySignatureHeader(input: {
   header: string | undefined;
@@ -49,7 +49,10 @@ export function verifySignatureHeader(input: {
   }
   if (t === undefined || candidates.length === 0) throw refuse("t or v2 is missing");
   if (!/^[0-9]{1,15}$/.test(t)) throw refuse("t is not an integer");
-  if (Math.abs(input.nowMs / 1000 - Number(t)) > signatureToleranceSeconds) {
+  // In whole seconds, as t is, and as the SDK's verifyWebhook and the documented plain-Node check compare: a hook
+  // signed in second t is accepted from second t - 300 (t ahead of the clock) through the last millisecond of second
+  // t + 300, and refused from second t + 301 on.
+  if (Math.abs(Math.floor(input.nowMs / 1000) - Number(t)) > signatureToleranceSeconds) {
     throw refuse(`t is more than ${signatureToleranceSeconds} s away from now`);
   }
   const expected = Buffer.from(hmacHex(input.secret, Buffer.concat([Buffer.from(`${t}.`), input.rawBody])));
