@@ -37,61 +37,74 @@ export type MasterKeys = Pick<ResolvedMasterKey, "key" | "previous" | "origin">;
  * naming where the key came from (`origin`: GATEWAY_MASTER_KEY, or the development key file).
  */
 export async function checkMasterKey(db: Kysely<Database>, clock: Clock, keys: MasterKeys): Promise<void> {
-  const wrongKey = () =>
-    new Error(
-      `${keys.origin} is not the key this store's secrets are sealed with: give every node the store's key (in ` +
-        "development without GATEWAY_MASTER_KEY, the one in <data dir>/master.key). During a rotation the key they " +
-        "are sealed with goes in GATEWAY_MASTER_KEY_PREVIOUS until `gateway master-key reseal` has re-sealed them " +
-        "under the new key; after one, every node needs the new key",
-    );
-  const known = [keys.key, ...keys.previous].map(masterKeyCheckValue);
-  let recorded = await recordedValue(db);
-  if (recorded === undefined) {
+  if ((await recordedValue(db)) === undefined) {
     const sealed = await aSealedSecret(db);
     // The key that opens the store's secrets is the store's, current or previous.
     const key = sealed === undefined ? keys.key : [keys.key, ...keys.previous].find((key) => opens(key, sealed));
-    if (key === undefined) throw wrongKey();
+    if (key === undefined) throw wrongKey(keys);
     // Insert-or-nothing, then read: of nodes starting together, the first one's value counts.
     await db
       .insertInto("store_settings")
       .values({ name: settingName, value: masterKeyCheckValue(key), created_at: clock.now() })
       .onConflict((oc) => oc.column("name").doNothing())
       .execute();
-    recorded = await recordedValue(db);
   }
-  const current = masterKeyCheckValue(keys.key);
-  if (recorded !== current && (await retired(db, current))) {
-    throw new Error(
-      `${keys.origin} is a master key this store retired: \`gateway master-key reseal\` re-sealed its secrets under ` +
-        "a new key, which every node needs as GATEWAY_MASTER_KEY (and a retired key cannot seal again)",
-    );
-  }
-  if (recorded === undefined || !known.includes(recorded)) throw wrongKey();
+  const refusal = await storeRefusal(db, keys);
+  if (refusal) throw refusal;
   // A node sealing under another key than the recorded one (a rotation under way) says so in the store before it
-  // seals anything, and a node that does not hold every key named so is refused: started with the old key alone (a
-  // rolling rotation's first step skipped, or a restore of a backup taken meanwhile), it would pass the check above,
-  // then fail on every value sealed under the new key. The re-seal clears these once nothing is left under them.
-  if (recorded !== current) {
+  // seals anything, and a node that does not hold every key named so is refused (storeRefusal). The re-seal clears
+  // these once nothing is left under them.
+  const current = masterKeyCheckValue(keys.key);
+  if ((await recordedValue(db)) !== current) {
     await db
       .insertInto("store_settings")
       .values({ name: `${sealingPrefix}${current}`, value: current, created_at: clock.now() })
       .onConflict((oc) => oc.column("name").doNothing())
       .execute();
   }
+}
+
+/**
+ * Why the store's records refuse the node's keys, reading only: its current key retired, the recorded key none of its
+ * keys, or a key a node seals under (a rotation under way) one it does not hold. Undefined when they are the node's.
+ * The start runs it (checkMasterKey), and a serving node again (master-key-watch.ts): the records move while it runs.
+ */
+export async function storeRefusal(db: Kysely<Database>, keys: MasterKeys): Promise<Error | undefined> {
+  const known = [keys.key, ...keys.previous].map(masterKeyCheckValue);
+  const current = masterKeyCheckValue(keys.key);
+  const recorded = await recordedValue(db);
+  if (recorded !== current && (await retired(db, current))) {
+    return new Error(
+      `${keys.origin} is a master key this store retired: \`gateway master-key reseal\` re-sealed its secrets under ` +
+        "a new key, which every node needs as GATEWAY_MASTER_KEY (and a retired key cannot seal again)",
+    );
+  }
+  if (recorded === undefined || !known.includes(recorded)) return wrongKey(keys);
+  // Started with the old key alone (a rolling rotation's first step skipped, or a restore of a backup taken
+  // meanwhile), a node would pass the checks above, then fail on every value sealed under the new key.
   const sealing = await db
     .selectFrom("store_settings")
     .select("value")
     .where("name", "like", `${sealingPrefix}%`)
     .execute();
   if (sealing.some((row) => !known.includes(row.value))) {
-    throw new Error(
+    return new Error(
       `${keys.origin} lacks a key this store's secrets are being sealed with: a rotation of the master key is under ` +
         "way, and a node seals under a key this one does not hold. Give it the new key as well (as " +
         "GATEWAY_MASTER_KEY_PREVIOUS, or as GATEWAY_MASTER_KEY with this one as previous) until `gateway master-key " +
         "reseal` has re-sealed the secrets under the new key",
     );
   }
+  return undefined;
 }
+
+const wrongKey = (keys: MasterKeys) =>
+  new Error(
+    `${keys.origin} is not the key this store's secrets are sealed with: give every node the store's key (in ` +
+      "development without GATEWAY_MASTER_KEY, the one in <data dir>/master.key). During a rotation the key they " +
+      "are sealed with goes in GATEWAY_MASTER_KEY_PREVIOUS until `gateway master-key reseal` has re-sealed them " +
+      "under the new key; after one, every node needs the new key",
+  );
 
 /**
  * The node's keys (resolveMasterKey), checked against the store's. A key generated just now that the store refuses

@@ -76,4 +76,15 @@ export class SecretBox {
   }
 }
 
-const doesNotOpen = () => new Error("The sealed value does not open with this master key (wrong key or altered data)");
+/**
+ * A sealed value that opens under none of the box's keys: altered, or sealed under a key this node does not hold (the
+ * store moved to a key it lacks while it ran: core/crypto/master-key-watch.ts tells which).
+ */
+export class SealedValueDoesNotOpen extends Error {
+  constructor() {
+    super("The sealed value does not open with this master key (wrong key or altered data)");
+    this.name = "SealedValueDoesNotOpen";
+  }
+}
+
+const doesNotOpen = () => new SealedValueDoesNotOpen();
