@@ -42,6 +42,8 @@ export interface GatewayErrorOptions {
   /** The request certainly never reached the provider (connection refused, circuit open): nothing was executed,
    * so an Idempotency-Key stays free and a retry with it runs the operation. */
   notExecuted?: boolean;
+  /** Said in the log already, once for every answer that carries it: the error handler does not log it again. */
+  logged?: boolean;
   cause?: unknown;
 }
 
@@ -55,6 +57,7 @@ export class GatewayError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly headers: Record<string, string>;
   readonly notExecuted: boolean;
+  readonly logged: boolean;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -68,6 +71,7 @@ export class GatewayError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.headers = options.headers ?? {};
     this.notExecuted = options.notExecuted ?? false;
+    this.logged = options.logged ?? false;
   }
 }
 

@@ -4,6 +4,7 @@
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { SealedValueDoesNotOpen } from "../core/crypto/secret-box.ts";
 import { GatewayError, invalidRequest } from "../core/errors.ts";
 import { failurePage, sendPage } from "./connect/pages.ts";
 
@@ -63,25 +64,17 @@ function fromFramework(error: FastifyError, request: FastifyRequest): GatewayErr
   }
 }
 
-export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url: string) => string[]): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  allowedMethods: (url: string) => string[],
+  /** Says what a sealed value that did not open means on this node (core/crypto/master-key-watch.ts). */
+  explain?: (error: unknown) => Promise<unknown>,
+): void {
   app.setErrorHandler((error: FastifyError | GatewayError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = error instanceof GatewayError ? error : fromFramework(error, request);
-    // A provider that failed (down, slow, an error answer): the answer says so to the client; the log says it to the
-    // operator, who sees no answer, with the cause where there is one (a timeout, a refused connection).
-    if (known?.code === "provider_unavailable") {
-      request.log.warn(
-        { ...(known.cause !== undefined && { err: known.cause }), request_id: request.id, provider: known.provider },
-        `provider failure: ${known.message}`,
-      );
+    if (explain && error instanceof SealedValueDoesNotOpen) {
+      return explain(error).then((explained) => answer(explained as FastifyError | GatewayError, request, reply));
     }
-    // A 500 of the gateway's own (the store not reachable for /readyz, a write that could not be recorded): the
-    // answer has its message only; the log has the error, its cause and where it was thrown.
-    if (known?.status === 500) {
-      request.log.error({ err: known, request_id: request.id }, `internal error: ${known.message}`);
-    }
-    if (known) return sendError(reply, known);
-    request.log.error({ err: error, request_id: request.id }, "unhandled error");
-    return sendError(reply, new GatewayError("internal_error", "The request failed inside the gateway"));
+    return answer(error, request, reply);
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -109,6 +102,27 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
 
 /** A path as an answer repeats it: whole up to 200 characters (a made-up path may be 8 KB of the sender's choosing). */
 const shownPath = (path: string) => (path.length <= 200 ? path : `${path.slice(0, 199)}…`);
+
+function answer(error: FastifyError | GatewayError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const known = error instanceof GatewayError ? error : fromFramework(error, request);
+  // A provider that failed (down, slow, an error answer): the answer says so to the client; the log says it to the
+  // operator, who sees no answer, with the cause where there is one (a timeout, a refused connection).
+  if (known?.code === "provider_unavailable") {
+    request.log.warn(
+      { ...(known.cause !== undefined && { err: known.cause }), request_id: request.id, provider: known.provider },
+      `provider failure: ${known.message}`,
+    );
+  }
+  // A 500 of the gateway's own (the store not reachable for /readyz, a write that could not be recorded): the
+  // answer has its message only; the log has the error, its cause and where it was thrown (unless it was said once
+  // already for every answer that carries it).
+  if (known?.status === 500 && !known.logged) {
+    request.log.error({ err: known, request_id: request.id }, `internal error: ${known.message}`);
+  }
+  if (known) return sendError(reply, known);
+  request.log.error({ err: error, request_id: request.id }, "unhandled error");
+  return sendError(reply, new GatewayError("internal_error", "The request failed inside the gateway"));
+}
 
 /** Fastify's `frameworkErrors`: what its router refuses before any route or hook (a malformed or over-long path). */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
