@@ -9,6 +9,7 @@ import { createConnectionServices } from "./core/connections/setup.ts";
 import { CursorSeal } from "./core/crypto/cursor-seal.ts";
 import { refuseUnusableMasterKey } from "./core/crypto/master-key.ts";
 import { resolveCheckedMasterKey } from "./core/crypto/master-key-check.ts";
+import { MasterKeyWatch } from "./core/crypto/master-key-watch.ts";
 import { SecretBox } from "./core/crypto/secret-box.ts";
 import { DatabaseClock } from "./core/database-clock.ts";
 import { ResourceCopies } from "./core/resources/resource-copies.ts";
@@ -104,10 +105,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     const metrics = createMetrics();
     const masterKey = await resolveCheckedMasterKey(store.db, clock, config);
     const secretBox = new SecretBox(masterKey.key, masterKey.previous);
+    // The start's check, again while the node serves: a rotation can move the store to a key this node lacks.
+    const masterKeys = new MasterKeyWatch(store.db, masterKey, log);
     const webhooks = createWebhookServices({
       store,
       clock,
       secretBox,
+      masterKeys,
       settings: {
         allowPrivate: config.webhookAllowPrivate,
         timeoutMs: config.webhookTimeoutMs,
@@ -185,7 +189,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     });
     closers.push(consoleSurface.close);
 
-    const readiness: Readiness = { stopping: false };
+    const readiness: Readiness = { stopping: false, masterKeys };
     const app = await buildApp({
       readiness,
       core,

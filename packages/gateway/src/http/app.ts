@@ -252,7 +252,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
 
   registerBodyParsing(app);
-  registerErrorHandling(app, allowedMethods);
+  const masterKeys = deps.readiness?.masterKeys;
+  registerErrorHandling(app, allowedMethods, masterKeys && ((error) => masterKeys.explain(error)));
 
   await app.register(operatorRoutes, {
     store: deps.core.store,

@@ -4,6 +4,7 @@
 // only its own. The endpoints of the attempts started together are taken from the targets kept, or read in one lookup
 // when one of them is not kept fresh; one lookup at a time, and slots freed meanwhile are filled by the next. A slot is
 // freed once the receiver has answered (or no attempt is made), before the outcome is written.
+import { GatewayError } from "../errors.ts";
 import { type AttemptDeps, attemptDelivery, type ReadyAttempt } from "./attempt.ts";
 import { releaseClaims } from "./claim.ts";
 import type { AttemptTarget, AttemptTargets } from "./targets.ts";
@@ -12,6 +13,8 @@ export interface AttemptSlotsDeps {
   /** What each attempt needs; its store and log are the slots' too. */
   attempts: AttemptDeps;
   targets: AttemptTargets;
+  /** What a lookup's failure means on this node: a refusal of its master keys is said once, by the watch. */
+  explain(error: unknown): Promise<unknown>;
   concurrency: number;
   /** Slots one endpoint may take at once. */
   endpointConcurrency: number;
@@ -110,8 +113,12 @@ export class AttemptSlots {
           if (!this.running) return this.handBack(batch);
           this.startAll(batch, targets);
         },
-        (err: unknown) => {
-          this.deps.attempts.log.error({ err }, "reading webhook endpoints failed");
+        async (err: unknown) => {
+          // Handed back uncounted either way: a secret this node cannot open leaves the delivery to a node that can.
+          const explained = await this.deps.explain(err);
+          if (!(explained instanceof GatewayError && explained.logged)) {
+            this.deps.attempts.log.error({ err }, "reading webhook endpoints failed");
+          }
           return this.handBack(batch);
         },
       )

@@ -3,6 +3,7 @@
 
 import type { Store } from "../../store/database.ts";
 import type { Clock } from "../clock.ts";
+import type { MasterKeyWatch } from "../crypto/master-key-watch.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { Events } from "../events/events.ts";
 import { Deliveries } from "./deliveries.ts";
@@ -36,6 +37,8 @@ export function createWebhookServices(input: {
   store: Store;
   clock: Clock;
   secretBox: SecretBox;
+  /** Whether this node's master keys still open the store's secrets (the worker stands by while they do not). */
+  masterKeys?: MasterKeyWatch;
   settings: WebhookSettings;
   log: { error(object: object, message: string): void; info(object: object, message: string): void };
   /** Told of every attempt made (the metrics count them). */
@@ -56,7 +59,17 @@ export function createWebhookServices(input: {
     connections: settings.concurrency,
   });
   const worker = new WebhookWorker(
-    { db: store.db, kind: store.kind, clock, events, endpoints, sender, log: input.log, onAttempt: input.onAttempt },
+    {
+      db: store.db,
+      kind: store.kind,
+      clock,
+      events,
+      endpoints,
+      sender,
+      log: input.log,
+      onAttempt: input.onAttempt,
+      masterKeys: input.masterKeys,
+    },
     settings,
   );
   events.onRecorded(() => worker.wake());

@@ -3,6 +3,10 @@
 // on every node; a recorded event on this node wakes it at once, otherwise it polls. Also purges events and inbound
 // hooks past retention.
 //
+// A node whose master keys the store's records refuse (core/crypto/master-key-watch.ts: a rotation moved the store to
+// a key it lacks) cannot open the endpoints' signing secrets: it claims nothing while that lasts, leaving the
+// deliveries to nodes that can sign them, rather than claiming and handing them back on every poll.
+//
 // Each endpoint has a share of the node: `endpointConcurrency` slots, and twice that in claimed deliveries (those under
 // way and the next round). A claim passes over the endpoints that hold more than one round, and takes no more rows than
 // the endpoints it may return can hold, so a node never claims what it would have to hand back; the oldest due
@@ -14,6 +18,7 @@ import type { StoreKind } from "../../store/database.ts";
 import { precompilePerCount } from "../../store/precompiled.ts";
 import type { Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
+import type { MasterKeyWatch } from "../crypto/master-key-watch.ts";
 import type { Events } from "../events/events.ts";
 import { AttemptLog } from "./attempt-log.ts";
 import { AttemptSlots } from "./attempt-slots.ts";
@@ -48,6 +53,8 @@ export interface WorkerDeps {
   sender: WebhookSender;
   log: { error(object: object, message: string): void; info(object: object, message: string): void };
   onAttempt?: ((ok: boolean) => void) | undefined;
+  /** Whether this node's master keys open the store's secrets (none: they are not checked while serving). */
+  masterKeys?: Pick<MasterKeyWatch, "refused" | "explain"> | undefined;
 }
 
 const purgeIntervalMs = 3600_000;
@@ -107,6 +114,7 @@ export class WebhookWorker {
         onAttempt: deps.onAttempt,
         stopping: () => !this.running,
       },
+      explain: (error) => deps.masterKeys?.explain(error) ?? Promise.resolve(error),
       targets: new AttemptTargets(deps.db, deps.endpoints),
       concurrency: options.concurrency,
       endpointConcurrency: options.endpointConcurrency,
@@ -239,6 +247,11 @@ export class WebhookWorker {
         this.waitingForRoom = true;
         await this.sleep(pollIntervalMs);
         this.waitingForRoom = false;
+        continue;
+      }
+      if (this.deps.masterKeys?.refused) {
+        // Its signing secrets do not open here: the deliveries wait for a node that holds the key.
+        await this.sleep(pollIntervalMs);
         continue;
       }
       const plan = this.claimPlan();

@@ -1,0 +1,181 @@
+// A node left running with the old master key alone while a rotation moves the store on (a node with the new key
+// starts, then the re-seal): it answers /readyz not ready as soon as the store records a key it lacks, a call that
+// needs a provider token is answered that this node lacks the key (retryable, not a bare 500), the log says it once,
+// and its delivery worker leaves deliveries alone: a node with the new key delivers them as their first attempt. A node
+// no probe asks learns it from the first value that does not open. (SQLite and PostgreSQL.)
+import { randomBytes } from "node:crypto";
+import { Writable } from "node:stream";
+import { afterEach, expect, it } from "vitest";
+import { connect, type ShoppingSetup, shopping, startShopping } from "../../../test/connections/setup.ts";
+import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
+import { type Receiver, startReceiver } from "../../../test/webhooks/receiver.ts";
+import { hmac } from "../../../test/webhooks/setup.ts";
+import { lacksStoreKey } from "./master-key-watch.ts";
+import { resealSecrets } from "./reseal.ts";
+
+const fastWorker = { GATEWAY_WEBHOOK_ALLOW_PRIVATE: "1", GATEWAY_WEBHOOK_POLL_INTERVAL_MS: "20" };
+
+let oldKey: Buffer;
+let newKey: Buffer;
+let s: ShoppingSetup | undefined;
+let receiver: Receiver | undefined;
+const nodes: TestGateway[] = [];
+/** The log of the node left on the old key. */
+const lines: string[] = [];
+
+afterEach(async () => {
+  for (const node of nodes.splice(0).reverse()) await node.close();
+  await s?.close();
+  await receiver?.close();
+  lines.length = 0;
+});
+
+async function node(setup: ShoppingSetup, env: Record<string, string>, logger?: Writable): Promise<TestGateway> {
+  const started = await startTestGateway({
+    shareStoreWith: setup.t,
+    clock: setup.clock,
+    env: { GATEWAY_UPSTREAM_SHOPPING_URL: setup.sandboxUrl, ...fastWorker, ...env },
+    ...(logger && { logger: { level: "info", stream: logger } }),
+  });
+  nodes.push(started);
+  return started;
+}
+
+/**
+ * A store under the old key, a node on it with the old key alone and the only webhook worker (logging into `lines`),
+ * a connection, an endpoint that received one delivery, and a node with the new key (the old one as previous), started
+ * as the rolling rotation's first step had been skipped.
+ */
+async function rotationUnderWay() {
+  oldKey = randomBytes(32);
+  newKey = randomBytes(32);
+  receiver = await startReceiver();
+  // The store's first node runs no worker: on SQLite the one worker is then the node under test's, later another's.
+  const setup = await startShopping({
+    gateway: { env: { GATEWAY_MASTER_KEY: oldKey.toString("base64"), GATEWAY_NO_WEBHOOK_WORKER: "1", ...fastWorker } },
+  });
+  s = setup;
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const stale = await node(setup, { GATEWAY_MASTER_KEY: oldKey.toString("base64") }, stream);
+  const { connection } = await connect(setup.t, "watch_a");
+  const endpoint = await setup.t.call("platform", "set_webhook_endpoint", { url: receiver.url, event_types: ["*"] });
+  const secret = ((await endpoint.json()) as { data: { secret: string } }).data.secret;
+  expect((await shopping(stale, "get_cart", connection.id)).status).toBe(200);
+  expect((await fetch(`${stale.url}/readyz`)).status).toBe(200);
+  expect((await stale.call("platform", "send_test_event")).status).toBe(200);
+  expect((await receiver.waitFor(1, 15_000))[0]?.headers["gateway-delivery-attempt"]).toBe("1");
+  const rotated = await node(setup, {
+    GATEWAY_MASTER_KEY: newKey.toString("base64"),
+    GATEWAY_MASTER_KEY_PREVIOUS: oldKey.toString("base64"),
+    GATEWAY_NO_WEBHOOK_WORKER: "1",
+  });
+  const reseal = async () => {
+    const keys = { key: newKey, previous: [oldKey], origin: "GATEWAY_MASTER_KEY" };
+    expect((await resealSecrets(setup.t.gateway.core.store.db, setup.clock, keys)).checkRecorded).toBe(true);
+  };
+  return { setup, stale, rotated, connection, secret, reseal, receiver };
+}
+
+const watchSaid =
+  "this node's master keys no longer open the store's secrets: it answers /readyz not ready and leaves webhook " +
+  "deliveries to other nodes until it is restarted with the store's GATEWAY_MASTER_KEY";
+
+const logged = () =>
+  lines
+    .join("")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** An answer, its request id's type in place of its value. */
+const refusal = async (response: Response) => {
+  const body = (await response.json()) as { error?: Record<string, unknown> };
+  if (!body.error) return { status: response.status, body };
+  return { status: response.status, error: { ...body.error, request_id: typeof body.error.request_id } };
+};
+const refused = {
+  status: 500,
+  error: { code: "internal_error", message: lacksStoreKey, request_id: "string", retryable: true },
+};
+
+/** The error lines of the stale node's log, and that it names neither key. */
+function errorsLogged() {
+  const text = lines.join("");
+  for (const key of [oldKey, newKey]) {
+    expect(text).not.toContain(key.toString("base64"));
+    expect(text).not.toContain(key.toString("hex"));
+  }
+  return logged()
+    .filter((line) => Number(line.level) >= 50)
+    .map(({ msg, reason }) => ({ msg, reason }));
+}
+
+it("takes a node left on the old key out of service, saying so once, and leaves its deliveries to a node that can sign", async () => {
+  const { setup, stale, rotated, connection, secret, reseal, receiver } = await rotationUnderWay();
+  // The new key's node recorded that it seals under a key the stale node lacks: not ready from the next probe on.
+  expect(await refusal(await fetch(`${stale.url}/readyz`))).toEqual(refused);
+
+  // The re-seal: the connection's tokens and the endpoint's secret open under the new key only.
+  await reseal();
+  for (let call = 0; call < 3; call++) {
+    expect(await refusal(await shopping(stale, "get_cart", connection.id))).toEqual(refused);
+  }
+  expect(await refusal(await fetch(`${stale.url}/readyz`))).toEqual(refused);
+  expect((await shopping(rotated, "get_cart", connection.id)).status).toBe(200);
+
+  // An event while only the stale node runs a worker: it claims nothing (it polls every 20 ms meanwhile).
+  expect((await rotated.call("platform", "send_test_event")).status).toBe(200);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const { db } = setup.t.gateway.core.store;
+  const pending = await db
+    .selectFrom("webhook_deliveries")
+    .select(["status", "attempt_count", "lease_until"])
+    .where("status", "!=", "succeeded")
+    .execute();
+  expect(pending).toEqual([{ status: "pending", attempt_count: 0, lease_until: null }]);
+
+  // The log says it once, at error, with the start's reason; no line per request, probe or poll.
+  expect(errorsLogged()).toEqual([
+    {
+      msg: watchSaid,
+      reason:
+        "GATEWAY_MASTER_KEY lacks a key this store's secrets are being sealed with: a rotation of the master key is " +
+        "under way, and a node seals under a key this one does not hold. Give it the new key as well (as " +
+        "GATEWAY_MASTER_KEY_PREVIOUS, or as GATEWAY_MASTER_KEY with this one as previous) until `gateway master-key " +
+        "reseal` has re-sealed the secrets under the new key",
+    },
+  ]);
+
+  // The stale node stops; a node with the new key delivers the event as its first attempt, signed as before.
+  await stale.close();
+  nodes.splice(nodes.indexOf(stale), 1);
+  await node(setup, { GATEWAY_MASTER_KEY: newKey.toString("base64") });
+  const delivery = (await receiver.waitFor(2, 15_000))[1];
+  if (!delivery) throw new Error("no delivery");
+  expect(delivery.headers["gateway-delivery-attempt"]).toBe("1");
+  const t = Math.floor(setup.clock.now() / 1000);
+  expect(delivery.headers["gateway-signature"]).toBe(`t=${t},v2=${hmac(secret, `${t}.${delivery.body}`)}`);
+});
+
+it("tells a node no probe asks from the first value that does not open", async () => {
+  const { stale, connection, reseal } = await rotationUnderWay();
+  await reseal();
+  // The first call after the re-seal meets a token sealed under the new key: the answer and the log say why.
+  for (let call = 0; call < 2; call++) {
+    expect(await refusal(await shopping(stale, "get_cart", connection.id))).toEqual(refused);
+  }
+  expect(await refusal(await fetch(`${stale.url}/readyz`))).toEqual(refused);
+  expect(errorsLogged()).toEqual([
+    {
+      msg: watchSaid,
+      reason:
+        "GATEWAY_MASTER_KEY is a master key this store retired: `gateway master-key reseal` re-sealed its secrets " +
+        "under a new key, which every node needs as GATEWAY_MASTER_KEY (and a retired key cannot seal again)",
+    },
+  ]);
+});
