@@ -155,6 +155,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       store,
       clock,
       secretBox,
+      masterKeys,
       events: webhooks.events,
       publicUrl: config.publicUrl,
       providers: registry.providers,

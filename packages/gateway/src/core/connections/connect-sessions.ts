@@ -8,6 +8,7 @@ import * as oauth from "oauth4webapi";
 import { purgeInBatches, rowsByTime, type Stopping } from "../../store/batched-purge.ts";
 import type { ConnectSessionsTable, Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
+import type { MasterKeyWatch } from "../crypto/master-key-watch.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { type BrokenRule, brokenRuleError, GatewayError } from "../errors.ts";
 import { randomBase62 } from "../ids.ts";
@@ -37,6 +38,8 @@ export interface ConnectSessionDeps {
   db: Kysely<Database>;
   clock: Clock;
   secretBox: SecretBox;
+  /** Whether this node's master keys still open the store's secrets (core/crypto/master-key-watch.ts). */
+  masterKeys?: Pick<MasterKeyWatch, "explain"> | undefined;
   publicUrl: string;
   connections: Connections;
   oauthClient(providerId: string): ProviderOAuthClient | undefined;
@@ -136,6 +139,20 @@ export class ConnectSessions {
     return { authorizationUrl, browser };
   }
 
+  /**
+   * The session's PKCE verifier, or undefined when it does not open; throws this node's refusal when it does not open
+   * because the store's records refuse this node's keys.
+   */
+  private async verifierUnlessRefused(session: ConnectSessionsTable): Promise<string | undefined> {
+    try {
+      return this.deps.secretBox.open(session.code_verifier ?? "");
+    } catch (error) {
+      const explained = await this.deps.masterKeys?.explain(error);
+      if (explained instanceof GatewayError) throw explained;
+      return undefined;
+    }
+  }
+
   /** Handles the provider's redirect back: at most once per session, only from the browser that started it. */
   async complete(
     callback: URL,
@@ -150,14 +167,18 @@ export class ConnectSessions {
     // flow has expired whichever browser comes back.
     const expired = session.expires_at <= clock.now();
     if (!expired && !sameBrowser(session, bindingOf(session))) return { ok: false, failure: "other_browser", session };
+    // Opened before the callback is claimed: a node whose keys the store's records refuse (a rotation moved the store
+    // to a key it lacks) leaves the session as it is, for the browser to come back through a node that holds the key.
+    const verifier = expired ? undefined : await this.verifierUnlessRefused(session);
     if (!(await claimCallback(db, session, state))) return { ok: false, failure: "already_used", session };
     if (expired) return failSession(db, clock, session, "expired");
 
     const client = this.client(session.provider_id);
     let tokens: TokenSet;
     try {
-      const verifier = this.deps.secretBox.open(session.code_verifier ?? "");
-      tokens = await client.exchangeCode(callback, state, verifier, () => clock.now());
+      // One that did not open (altered) fails the session here, as the provider's error.
+      const opened = verifier ?? this.deps.secretBox.open(session.code_verifier ?? "");
+      tokens = await client.exchangeCode(callback, state, opened, () => clock.now());
     } catch (error) {
       if (error instanceof AuthorizationDenied) {
         if (error.error === "access_denied") return failSession(db, clock, session, "denied");

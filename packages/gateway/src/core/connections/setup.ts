@@ -3,6 +3,7 @@
 import { PeriodicPurge } from "../../store/batched-purge.ts";
 import type { Store } from "../../store/database.ts";
 import type { Clock } from "../clock.ts";
+import type { MasterKeyWatch } from "../crypto/master-key-watch.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Events } from "../events/events.ts";
 import { ConnectSessions } from "./connect-sessions.ts";
@@ -30,6 +31,8 @@ export interface ConnectionServicesOptions {
   store: Store;
   clock: Clock;
   secretBox: SecretBox;
+  /** Whether this node's master keys still open the store's secrets (a connect callback is refused, not failed). */
+  masterKeys?: MasterKeyWatch;
   events: Events;
   publicUrl: string;
   providers: readonly ConnectableProvider[];
@@ -87,6 +90,7 @@ export function createConnectionServices(options: ConnectionServicesOptions): Co
     db: store.db,
     clock,
     secretBox,
+    masterKeys: options.masterKeys,
     publicUrl: options.publicUrl,
     connections,
     oauthClient,

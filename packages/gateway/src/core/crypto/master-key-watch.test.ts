@@ -2,14 +2,22 @@
 // starts, then the re-seal): it answers /readyz not ready as soon as the store records a key it lacks, a call that
 // needs a provider token is answered that this node lacks the key (retryable, not a bare 500), the log says it once,
 // and its delivery worker leaves deliveries alone: a node with the new key delivers them as their first attempt. A node
-// no probe asks learns it from the first value that does not open. (SQLite and PostgreSQL.)
+// no probe asks learns it from the first value that does not open, and a connect callback it cannot finish is left for
+// a node that can. (SQLite and PostgreSQL.)
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { afterEach, expect, it } from "vitest";
-import { connect, type ShoppingSetup, shopping, startShopping } from "../../../test/connections/setup.ts";
+import {
+  connect,
+  createSession,
+  type ShoppingSetup,
+  shopping,
+  startShopping,
+} from "../../../test/connections/setup.ts";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
 import { type Receiver, startReceiver } from "../../../test/webhooks/receiver.ts";
 import { hmac } from "../../../test/webhooks/setup.ts";
+import { FormBrowser, formsOf } from "../../cli/form-browser.ts";
 import { lacksStoreKey } from "./master-key-watch.ts";
 import { resealSecrets } from "./reseal.ts";
 
@@ -177,5 +185,53 @@ it("tells a node no probe asks from the first value that does not open", async (
         "GATEWAY_MASTER_KEY is a master key this store retired: `gateway master-key reseal` re-sealed its secrets " +
         "under a new key, which every node needs as GATEWAY_MASTER_KEY (and a retired key cannot seal again)",
     },
+  ]);
+});
+
+/** Runs a connect flow up to the provider's redirect back; answers the callback URL and the browser's cookies. */
+async function upToCallback(connectUrl: string) {
+  const browser = new FormBrowser();
+  browser.stopBefore = (url) => new URL(url).pathname === "/connect/callback";
+  let page = await browser.get(connectUrl);
+  const start = formsOf(page.html)[0];
+  if (!start) throw new Error("no start form");
+  page = await browser.submit(page, start);
+  const login = formsOf(page.html).find((form) => "password" in form.fields);
+  if (login) page = await browser.submit(page, login, { username: "demo", password: "demo" });
+  const consent = formsOf(page.html).find((form) => form.buttons.some((b) => b.value === "allow"));
+  if (!consent) throw new Error("no consent form");
+  page = await browser.submit(
+    page,
+    consent,
+    {},
+    consent.buttons.find((button) => button.value === "allow"),
+  );
+  const callback = new URL(page.url);
+  const jar = (browser as unknown as { jar: Map<string, Map<string, string>> }).jar.get(callback.host);
+  const cookie = [...(jar ?? [])].map(([name, value]) => `${name}=${value}`).join("; ");
+  return { callback, cookie };
+}
+
+it("leaves a connect session whose callback reaches such a node for a node that holds the key", async () => {
+  const { setup, stale, rotated } = await rotationUnderWay();
+  // Started through the new key's node: its verifier is sealed under the new key.
+  const session = await createSession(rotated, "watch_connect");
+  const { callback, cookie } = await upToCallback(session.connect_url);
+  // The browser comes back through the stale node (both behind one address in a deployment: the cookie goes along).
+  const through = (node: TestGateway) => {
+    const url = new URL(callback);
+    url.host = new URL(node.url).host;
+    return fetch(url, { headers: { cookie, accept: "text/html" }, redirect: "manual" });
+  };
+  expect((await through(stale)).status).toBe(500);
+  const { db } = setup.t.gateway.core.store;
+  const row = () =>
+    db.selectFrom("connect_sessions").select(["status", "failure"]).where("external_ref", "=", "watch_connect");
+  expect(await row().executeTakeFirstOrThrow()).toEqual({ status: "started", failure: null });
+  // Again through a node that holds the key: the flow completes.
+  expect((await through(rotated)).status).toBe(200);
+  expect(await row().executeTakeFirstOrThrow()).toEqual({ status: "completed", failure: null });
+  expect(errorsLogged()).toEqual([
+    { msg: watchSaid, reason: expect.stringContaining("GATEWAY_MASTER_KEY lacks a key") },
   ]);
 });

@@ -80,7 +80,10 @@ export function connectRoutes(options: ConnectRoutesOptions) {
             logProviderFailure(request, error.cause ?? error, error.provider);
             return fail(reply, "provider_unavailable", error.provider);
           }
-          request.log.error({ err: error, request_id: request.id }, "connect flow failed");
+          // Unless said once already for every answer (a node whose master keys the store refuses).
+          if (!(error instanceof GatewayError && error.logged)) {
+            request.log.error({ err: error, request_id: request.id }, "connect flow failed");
+          }
           return sendPage(reply, 500, errorPage());
         }
       };
