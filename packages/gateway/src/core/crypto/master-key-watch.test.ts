@@ -1,6 +1,6 @@
 // A node left running with the old master key alone while a rotation moves the store on (a node with the new key
 // starts, then the re-seal): it answers /readyz not ready as soon as the store records a key it lacks, a call that
-// needs a provider token is answered that this node lacks the key (retryable, not a bare 500), the log says it once,
+// needs a provider token is answered that this node lacks the key (not a bare 500), the log says it once,
 // and its delivery worker leaves deliveries alone: a node with the new key delivers them as their first attempt. A node
 // no probe asks learns it from the first value that does not open, and a connect callback it cannot finish is left for
 // a node that can. (SQLite and PostgreSQL.)
@@ -108,7 +108,7 @@ const refusal = async (response: Response) => {
 };
 const refused = {
   status: 500,
-  error: { code: "internal_error", message: lacksStoreKey, request_id: "string", retryable: true },
+  error: { code: "internal_error", message: lacksStoreKey, request_id: "string", retryable: false },
 };
 
 /** The error lines of the stale node's log, and that it names neither key. */

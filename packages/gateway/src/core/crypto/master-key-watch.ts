@@ -67,8 +67,8 @@ export class MasterKeyWatch {
         "this node's master keys no longer open the store's secrets: it answers /readyz not ready and leaves webhook " +
           "deliveries to other nodes until it is restarted with the store's GATEWAY_MASTER_KEY",
       );
-      // Retryable: another node holds the key. Logged here once, not by each answer.
-      this.refusal = new GatewayError("internal_error", lacksStoreKey, { retryable: true, logged: true });
+      // A 500 is never retryable (SPEC §4); the message says what to do. Logged here once, not by each answer.
+      this.refusal = new GatewayError("internal_error", lacksStoreKey, { logged: true });
     } else if (!reason && this.refusal) {
       this.log.info({}, "this node's master keys open the store's secrets again");
       this.refusal = undefined;
