@@ -43,6 +43,11 @@ export interface GatewayConfig {
    * connections to the gateway, so that it never sends a request on a connection the gateway is closing.
    */
   keepAliveTimeoutMs: number;
+  /**
+   * Whether a client that half-closes its connection (a TCP FIN) after its requests is answered them: else the FIN
+   * ends the connection, as from a client that left, and the requests not answered yet are logged 499.
+   */
+  answerHalfClosed: boolean;
   redisUrl: string | undefined;
   masterKey: string | undefined;
   /** GATEWAY_MASTER_KEY_PREVIOUS: during a rotation, the keys that still open (validated with the master key). */
@@ -181,6 +186,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     requestTimeoutMs: milliseconds(env, "GATEWAY_REQUEST_TIMEOUT_MS", 60_000),
     // Fastify's default: above the 60 s idle timeout of most load balancers (AWS's, nginx's upstream keepalive).
     keepAliveTimeoutMs: milliseconds(env, "GATEWAY_KEEP_ALIVE_TIMEOUT_MS", 72_000),
+    answerHalfClosed: flag(env, "GATEWAY_ANSWER_HALF_CLOSED"),
     redisUrl: redisUrl(env.GATEWAY_REDIS_URL),
     masterKey: env.GATEWAY_MASTER_KEY || undefined,
     masterKeyPrevious: env.GATEWAY_MASTER_KEY_PREVIOUS || undefined,

@@ -70,6 +70,7 @@ describe("switches", () => {
     const config = loadConfig({
       ...Object.fromEntries(names.map((n) => [n, value])),
       GATEWAY_WEBHOOK_ALLOW_PRIVATE: value,
+      GATEWAY_ANSWER_HALF_CLOSED: value,
     });
     expect([config.startSandboxes, config.webhookWorker, config.rateLimitsEnabled, config.preparedStatements]).toEqual([
       false,
@@ -78,12 +79,14 @@ describe("switches", () => {
       false,
     ]);
     expect(config.webhookAllowPrivate).toBe(true);
+    expect(config.answerHalfClosed).toBe(true);
   });
 
   it.each(["", "0", "false", "no", "NO"])("%j leaves each off", (value) => {
     const config = loadConfig({
       ...Object.fromEntries(names.map((n) => [n, value])),
       GATEWAY_WEBHOOK_ALLOW_PRIVATE: value,
+      GATEWAY_ANSWER_HALF_CLOSED: value,
     });
     expect([config.startSandboxes, config.webhookWorker, config.rateLimitsEnabled, config.preparedStatements]).toEqual([
       true,
@@ -92,9 +95,10 @@ describe("switches", () => {
       true,
     ]);
     expect(config.webhookAllowPrivate).toBe(false);
+    expect(config.answerHalfClosed).toBe(false);
   });
 
-  it.each([...names, "GATEWAY_WEBHOOK_ALLOW_PRIVATE"])("%s=on is refused", (name) => {
+  it.each([...names, "GATEWAY_WEBHOOK_ALLOW_PRIVATE", "GATEWAY_ANSWER_HALF_CLOSED"])("%s=on is refused", (name) => {
     expect(() => loadConfig({ [name]: "on" })).toThrow(
       `${name} is a switch: on with 1, true or yes, off with 0, false, no or empty; got "on"`,
     );

@@ -39,6 +39,8 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** How long an idle keep-alive connection stays open (config.keepAliveTimeoutMs); default 72 s. */
   keepAliveTimeoutMs?: number;
+  /** Whether a client's half-close (a FIN after its requests) still gets their answers (config.answerHalfClosed). */
+  answerHalfClosed?: boolean;
   tokenResolvers?: TokenResolver[];
   /** Extensions of every /v1 request: rate limiting, idempotency. */
   v1Extensions?: ((app: FastifyInstance) => void | Promise<void>)[];
@@ -163,6 +165,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Node answers an HTTP/1.1 request without Host itself, with a bare 400 (no envelope, no request id): the check is
   // made in the onRequest hook instead.
   (app.server as typeof app.server & { requireHostHeader: boolean }).requireHostHeader = false;
+  // A client may half-close its connection once its requests are sent, and wait for the answers: a TCP FIN, which a
+  // client that closed the connection outright (a timeout of its own, a proxy's) sends too. Node's server ends it
+  // at once, as from a client that left: the requests not answered yet are logged 499, and those not begun are never
+  // run. With GATEWAY_ANSWER_HALF_CLOSED the connection stays open for the answers to every request received whole,
+  // the last of them closing it; an idle connection, or one whose request stopped short (the parser's error at the
+  // FIN), is closed as before. A client that left is then seen only if writing an answer to it fails. Node's switch
+  // for this, httpAllowHalfOpen, is not in its documentation and no option of Node or Fastify sets it, but its server
+  // reads it (lib/_http_server.js, socketOnEnd, in Node 20 as in 26); half-close.test.ts fails if it stops working.
+  (app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = deps.answerHalfClosed ?? false;
   // Node gives CONNECT requests to a `connect` listener, and closes the connection without a word when there is none.
   app.server.on("connect", (_request, socket: Socket) => {
     const requestId = `req_${nextRequestId()}`;
