@@ -2,7 +2,13 @@
 // endpoints, and one log line and metric per request.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions, LogController } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from "fastify";
 import { invalidRequest } from "../core/errors.ts";
 import { sequentialIds } from "../core/ids.ts";
 import type { CoreServices } from "../core/services.ts";
@@ -97,8 +103,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A hop count trusts that many proxies in front of the gateway (as proxy-addr counts hops).
     trustProxy: typeof trust === "number" ? (_address: string, hop: number) => hop < trust : trust,
     genReqId: () => `req_${nextRequestId()}`,
-    // The router's refusals bypass the hooks: their answers are observed (logged, counted) once sent.
+    // The router's refusals (a malformed percent-encoding, an over-long path segment) bypass the hooks: they are
+    // received as the requests the onRequest hook sees are, and observed (logged, counted) once their answer is sent,
+    // or as their client's (499) when it closes the connection first (pipelined behind an answer under way).
     frameworkErrors: (error, request, reply) => {
+      received(request, reply);
       reply.raw.once("finish", () => observe(request, { status: reply.statusCode, latencyMs: reply.elapsedTime }));
       answerFrameworkError(error, request, reply);
     },
@@ -186,15 +195,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   closeConnectionsAsTheyGoIdle(app);
   // The hooks are synchronous callbacks: no promise per request for work that never waits.
-  app.addHook("onRequest", (request, reply, done) => {
+  /** A request as it arrives: timed, tracked on its connection until observed, and its answer after the one before. */
+  function received(request: FastifyRequest, reply: FastifyReply): void {
     request.startedAt = performance.now();
-    reply.header("x-request-id", request.id);
     const raw = request.raw as ReceivedMessage;
     raw[requestOfRaw] = request;
     const socket = raw.socket as Connection;
     unanswered(socket).add(request);
     raw[answerBefore] = socket[latestAnswer];
     socket[latestAnswer] = reply.raw;
+  }
+  app.addHook("onRequest", (request, reply, done) => {
+    received(request, reply);
+    reply.header("x-request-id", request.id);
+    const raw = request.raw as ReceivedMessage;
     if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
       return done(invalidRequest("An HTTP/1.1 request needs a Host header"));
     }

@@ -142,3 +142,44 @@ it("logs an absolute-form request's path, never the password in its authority", 
   expect(JSON.parse(line!).path).toBe("/v1/opendata/lookup_postal_code");
   expect(line).not.toContain("url-password");
 });
+
+it("logs a request the router refuses like any other when its client closes the connection before the answer: 499", async () => {
+  // site_metadata waits 1.5 s for its upstream: the requests pipelined behind it are not answered before the close.
+  const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
+  });
+  expect(fault.status).toBe(201);
+  const before = lines.length;
+  const { port, hostname } = new URL(t.url);
+  const socket = net.connect(Number(port), hostname);
+  socket.on("error", () => {});
+  await new Promise((resolve) => socket.once("connect", resolve));
+  const refused = [
+    // Refused by the router before any hook: a malformed percent-encoding, a path segment over 100 characters.
+    ["POST", "/v1/%zz/op"],
+    ["POST", `/v1/opendata/${"a".repeat(200)}`],
+    // Refused by the not-found handler, after the hooks: no such route, a method the route does not take.
+    ["POST", "/no-such-route"],
+    ["GET", "/v1/catalog/search_products"],
+  ];
+  socket.write(
+    `POST /v1/catalog/site_metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
+      "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}" +
+      refused.map(([method, path]) => `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`).join(""),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  socket.destroy();
+  const logged = () =>
+    lines
+      .slice(before)
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.msg === "request")
+      .map((line) => [line.method, line.path, line.status]);
+  await expect.poll(logged).toHaveLength(1 + refused.length);
+  expect(logged()).toEqual([
+    ["POST", "/v1/catalog/site_metadata", 499],
+    ...refused.map(([method, path]) => [method, path, 499]),
+  ]);
+});
