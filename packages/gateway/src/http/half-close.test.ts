@@ -206,6 +206,12 @@ describe("a client that half-closes after its requests", () => {
     await expect.poll(() => loggedStatuses(requestIdsOf(answer))).toEqual([499]);
   });
 
+  it("refuses a request whose head stopped short, and closes the connection", async () => {
+    const answer = await sendThenHalfClose("POST /v1/platform/create_api_key HTTP/1.1\r\nHost: x\r\n");
+    expect(answersOf(answer)).toEqual([[400, "close"]]);
+    expect(answer).toContain('"message":"The request is not valid HTTP/1.1"');
+  });
+
   it("answers a request under way before one that stopped short, then closes, running nothing after it", async () => {
     // The short request and the end arrive while site_metadata waits for its upstream.
     await slowSiteMetadata(1);
