@@ -151,7 +151,7 @@ it("logs a request the router refuses like any other when its client closes the 
     body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
   });
   expect(fault.status).toBe(201);
-  const before = lines.length;
+  const before = log.lines().length;
   const { port, hostname } = new URL(t.url);
   const socket = net.connect(Number(port), hostname);
   socket.on("error", () => {});
@@ -172,9 +172,9 @@ it("logs a request the router refuses like any other when its client closes the 
   await new Promise((resolve) => setTimeout(resolve, 300));
   socket.destroy();
   const logged = () =>
-    lines
+    log
+      .lines()
       .slice(before)
-      .map((line) => JSON.parse(line))
       .filter((line) => line.msg === "request")
       .map((line) => [line.method, line.path, line.status]);
   await expect.poll(logged).toHaveLength(1 + refused.length);
