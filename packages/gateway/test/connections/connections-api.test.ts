@@ -1,10 +1,12 @@
 // Connections as a resource: tenant isolation (a foreign id is an unknown id), the credentials header rules,
 // tokens sealed at rest, replacement of the live connection of an external_ref, deletion with revocation at the
 // provider, listing with filters and pages, and the input rules of create_connect_session.
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SecretBox } from "../../src/core/crypto/secret-box.ts";
 import { testStore } from "../harness.ts";
 import { connect, eventsOf, platform, rawConnection, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
 
@@ -170,6 +172,35 @@ describe("replacement and deletion", () => {
     expect([row.status, row.access_token, row.refresh_token]).toEqual(["deleted", null, null]);
     const events = (await eventsOf(s.t, "connection.deleted")).filter((e) => e.data.object.id === connection.id);
     expect(events.map((e) => e.data.object)).toEqual([body.data.connection]);
+  });
+
+  it("delete_connection of a connection whose token no key opens (altered) deletes it and says it was not revoked", async () => {
+    const { connection } = await connect(s.t, "delete_altered");
+    const { access } = await tokensOf(connection.id);
+    // Sealed under a key no node holds: a value the gateway can never open, so no node could revoke the grant.
+    const altered = new SecretBox(randomBytes(32)).seal("not the token");
+    await s.t.gateway.core.store.db
+      .updateTable("connections")
+      .set({ refresh_token: altered })
+      .where("id", "=", connection.id)
+      .execute();
+    const { status, body } = await platform(s.t, "delete_connection", { connection_id: connection.id });
+    expect([status, body.data]).toEqual([
+      200,
+      {
+        connection: {
+          ...connection,
+          status: "deleted",
+          deleted_at: expect.any(String),
+          updated_at: expect.any(String),
+        },
+        provider_revoked: false,
+      },
+    ]);
+    expect(await me(access)).toBe(200); // not revoked, as the answer says
+    expect((await platform(s.t, "delete_connection", { connection_id: connection.id })).status).toBe(404);
+    const row = await rawConnection(s.t, connection.id);
+    expect([row.status, row.access_token, row.refresh_token]).toEqual(["deleted", null, null]);
   });
 });
 

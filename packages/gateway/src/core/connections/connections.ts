@@ -4,8 +4,9 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import { purgeInBatches, rowsByTime, type Stopping } from "../../store/batched-purge.ts";
 import type { ConnectionsTable, Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
-import type { SecretBox } from "../crypto/secret-box.ts";
-import { notFound } from "../errors.ts";
+import type { MasterKeyWatch } from "../crypto/master-key-watch.ts";
+import { SealedValueDoesNotOpen, type SecretBox } from "../crypto/secret-box.ts";
+import { GatewayError, notFound } from "../errors.ts";
 import { type Events, eventRetentionMs } from "../events/events.ts";
 import { newestFirstPage } from "../pagination.ts";
 import { printable } from "../printable.ts";
@@ -20,6 +21,8 @@ export interface ConnectionsDeps {
   db: Kysely<Database>;
   clock: Clock;
   secretBox: SecretBox;
+  /** Whether this node's master keys still open the store's secrets (core/crypto/master-key-watch.ts). */
+  masterKeys?: Pick<MasterKeyWatch, "explain"> | undefined;
   events: Events;
   oauthClient(providerId: string): ProviderOAuthClient | undefined;
   refresh: RefreshSettings;
@@ -126,16 +129,58 @@ export class Connections implements ConnectionResolver {
     return { connections: items.map(toConnectionView), pagination };
   }
 
-  /** Deletes the connection and revokes its grant at the provider; answers whether the provider confirmed. */
+  /**
+   * Deletes the connection and revokes its grant at the provider; answers whether the provider confirmed. The token
+   * that revokes is opened before the deletion is committed: on a node whose master keys the store's records refuse
+   * nothing is done, and the node's refusal is thrown (a retry through a node that holds the key does the whole of
+   * it). A token no key opens (altered) can be revoked by no node: the connection is deleted all the same, unrevoked.
+   */
   async delete(accountId: string, connectionId: string): Promise<{ connection: ConnectionView; revoked: boolean }> {
-    const row = await this.deps.db.transaction().execute(async (trx) => {
+    let ended: { row: ConnectionsTable; grant: string | undefined };
+    try {
+      ended = await this.end(accountId, connectionId, true);
+    } catch (error) {
+      if (!(error instanceof SealedValueDoesNotOpen)) throw error;
+      const explained = await this.deps.masterKeys?.explain(error);
+      if (explained instanceof GatewayError) {
+        // Nothing was done: an Idempotency-Key stays free for the retry through another node.
+        throw new GatewayError(explained.code, explained.message, {
+          retryable: explained.retryable,
+          logged: explained.logged,
+          notExecuted: true,
+        });
+      }
+      ended = await this.end(accountId, connectionId, false);
+      this.deps.log?.warn(
+        { err: error, provider: ended.row.provider_id, account_id: accountId, connection_id: connectionId },
+        "a deleted connection's token opens under no master key (altered): its grant was not revoked at the provider",
+      );
+    }
+    const client = this.deps.oauthClient(ended.row.provider_id);
+    const revoked = client !== undefined && ended.grant !== undefined && (await client.revoke(ended.grant));
+    return { connection: await this.view(ended.row.id), revoked };
+  }
+
+  /**
+   * Ends the live connection in one transaction; answers its row before, and the token that revokes its grant, opened
+   * (when `open`) before anything is written: one that does not open throws, and the transaction writes nothing.
+   */
+  private end(accountId: string, connectionId: string, open: boolean) {
+    return this.deps.db.transaction().execute(async (trx) => {
       const found = await this.liveRow(accountId, connectionId, trx);
-      const ended = found && (await endConnection(this.lifecycle, trx, found, null));
-      if (!ended) throw noConnectionAtAll(connectionId);
-      return ended;
+      if (!found) throw noConnectionAtAll(connectionId);
+      const grant = open ? this.grantToken(found) : undefined;
+      const row = await endConnection(this.lifecycle, trx, found, null);
+      if (!row) throw noConnectionAtAll(connectionId);
+      return { row, grant };
     });
-    const revoked = await this.revokeAtProvider(row);
-    return { connection: await this.view(row.id), revoked };
+  }
+
+  /** The token that revokes a connection's grant, opened: the refresh token ends the whole grant at a compliant server. */
+  private grantToken(row: ConnectionsTable): string | undefined {
+    const sealed = row.refresh_token ?? row.access_token;
+    if (!this.deps.oauthClient(row.provider_id) || !sealed) return undefined;
+    return this.deps.secretBox.open(sealed);
   }
 
   /** Revokes a (now dead) connection's grant: the refresh token ends the whole grant at a compliant server. */

@@ -31,7 +31,7 @@ export interface ConnectionServicesOptions {
   store: Store;
   clock: Clock;
   secretBox: SecretBox;
-  /** Whether this node's master keys still open the store's secrets (a connect callback is refused, not failed). */
+  /** Whether this node's master keys still open the store's secrets (a connect callback or a deletion is refused, not half done). */
   masterKeys?: MasterKeyWatch;
   events: Events;
   publicUrl: string;
@@ -81,6 +81,7 @@ export function createConnectionServices(options: ConnectionServicesOptions): Co
     db: store.db,
     clock,
     secretBox,
+    masterKeys: options.masterKeys,
     events,
     oauthClient,
     refresh: { ...refreshSettings(options.timeoutMs), ...options.refresh },

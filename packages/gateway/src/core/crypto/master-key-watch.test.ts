@@ -2,14 +2,15 @@
 // starts, then the re-seal): it answers /readyz not ready as soon as the store records a key it lacks, a call that
 // needs a provider token is answered that this node lacks the key (not a bare 500), the log says it once,
 // and its delivery worker leaves deliveries alone: a node with the new key delivers them as their first attempt. A node
-// no probe asks learns it from the first value that does not open, and a connect callback it cannot finish is left for
-// a node that can. (SQLite and PostgreSQL.)
+// no probe asks learns it from the first value that does not open, and a connect callback or a deletion it cannot
+// finish is left, untouched, for a node that can. (SQLite and PostgreSQL.)
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { afterEach, expect, it } from "vitest";
 import {
   connect,
   createSession,
+  rawConnection,
   type ShoppingSetup,
   shopping,
   startShopping,
@@ -233,5 +234,54 @@ it("leaves a connect session whose callback reaches such a node for a node that 
   expect(await row().executeTakeFirstOrThrow()).toEqual({ status: "completed", failure: null });
   expect(errorsLogged()).toEqual([
     { msg: watchSaid, reason: expect.stringContaining("GATEWAY_MASTER_KEY lacks a key") },
+  ]);
+});
+
+it("deletes nothing on such a node, so that the same call through a node that holds the key deletes and revokes", async () => {
+  const { setup, stale, rotated, connection, reseal } = await rotationUnderWay();
+  // The grant as the shop knows it: its access token, opened while it is still sealed under the old key.
+  const row = await rawConnection(setup.t, connection.id);
+  const access = setup.t.gateway.core.secretBox.open(row.access_token ?? "");
+  const me = () =>
+    fetch(`${setup.sandboxUrl}/api/v2/me`, { headers: { authorization: `Bearer ${access}` } }).then((r) => r.status);
+  await reseal();
+  // One API key and one Idempotency-Key for both nodes, as a client behind a load balancer retries.
+  const remove = (node: TestGateway) =>
+    fetch(`${node.url}/v1/platform/delete_connection`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${setup.t.key}`,
+        "content-type": "application/json",
+        "idempotency-key": "delete-watch-1",
+      },
+      body: JSON.stringify({ connection_id: connection.id }),
+    });
+  // A call that needs the token, under a key: refused on the stale node, run (not replayed) through the other.
+  const cart = (node: TestGateway) =>
+    shopping(node, "get_cart", connection.id, {}, setup.t.key, { "idempotency-key": "cart-watch-1" });
+  expect(await refusal(await cart(stale))).toEqual(refused);
+  const served = await cart(rotated);
+  expect([served.status, served.headers.get("idempotent-replayed")]).toEqual([200, null]);
+
+  expect(await refusal(await remove(stale))).toEqual(refused);
+  // Nothing was done: the connection is live, no event says otherwise, the grant still works at the shop.
+  const live = await rotated.call("platform", "get_connection", { connection_id: connection.id });
+  expect(((await live.json()) as { data: unknown }).data).toEqual({ connection });
+  const { db } = setup.t.gateway.core.store;
+  const deletedEvents = () => db.selectFrom("events").select("id").where("type", "=", "connection.deleted").execute();
+  expect(await deletedEvents()).toEqual([]);
+  expect(await me()).toBe(200);
+
+  // The retry, same key, through a node that holds the key: it runs (no replay of the refusal), deletes and revokes.
+  const done = await remove(rotated);
+  expect([done.status, done.headers.get("idempotent-replayed")]).toEqual([200, null]);
+  expect(((await done.json()) as { data: unknown }).data).toEqual({
+    connection: { ...connection, status: "deleted", updated_at: expect.any(String), deleted_at: expect.any(String) },
+    provider_revoked: true,
+  });
+  expect(await me()).toBe(401);
+  expect(await deletedEvents()).toHaveLength(1);
+  expect(errorsLogged()).toEqual([
+    { msg: watchSaid, reason: expect.stringContaining("GATEWAY_MASTER_KEY is a master key this store retired") },
   ]);
 });
