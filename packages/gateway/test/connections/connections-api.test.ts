@@ -155,6 +155,21 @@ describe("replacement and deletion", () => {
     expect(await me(oldTokens.access)).toBe(401); // the replaced grant was revoked at the shop
   });
 
+  it("a new connect replacing a connection whose token no key opens (altered) connects, and its page says so", async () => {
+    const first = (await connect(s.t, "replace_altered")).connection;
+    const oldTokens = await tokensOf(first.id);
+    await s.t.gateway.core.store.db
+      .updateTable("connections")
+      .set({ refresh_token: new SecretBox(randomBytes(32)).seal("not the token") })
+      .where("id", "=", first.id)
+      .execute();
+    // connect() throws unless the flow's last page is the success page.
+    const second = (await connect(s.t, "replace_altered")).connection;
+    expect(second.replaces).toBe(first.id);
+    expect((await rawConnection(s.t, first.id)).status).toBe("deleted");
+    expect(await me(oldTokens.access)).toBe(200); // its grant could not be revoked
+  });
+
   it("delete_connection deletes, revokes at the shop, records the event; the id is 404 from then on", async () => {
     const { connection } = await connect(s.t, "delete_me");
     const { access } = await tokensOf(connection.id);

@@ -140,12 +140,13 @@ export class ConnectSessions {
   }
 
   /**
-   * The session's PKCE verifier, or undefined when it does not open; throws this node's refusal when it does not open
-   * because the store's records refuse this node's keys.
+   * A sealed value (the session's PKCE verifier, the token of the connection it would replace), opened, or undefined
+   * when it does not open; throws this node's refusal when it does not open because the store's records refuse this
+   * node's keys.
    */
-  private async verifierUnlessRefused(session: ConnectSessionsTable): Promise<string | undefined> {
+  private async openedUnlessRefused(sealed: string): Promise<string | undefined> {
     try {
-      return this.deps.secretBox.open(session.code_verifier ?? "");
+      return this.deps.secretBox.open(sealed);
     } catch (error) {
       const explained = await this.deps.masterKeys?.explain(error);
       if (explained instanceof GatewayError) throw explained;
@@ -169,7 +170,17 @@ export class ConnectSessions {
     if (!expired && !sameBrowser(session, bindingOf(session))) return { ok: false, failure: "other_browser", session };
     // Opened before the callback is claimed: a node whose keys the store's records refuse (a rotation moved the store
     // to a key it lacks) leaves the session as it is, for the browser to come back through a node that holds the key.
-    const verifier = expired ? undefined : await this.verifierUnlessRefused(session);
+    // So is the token of the connection the flow would replace: its grant is revoked once the new one is committed,
+    // when nothing could be undone, and on such a node it would be left live at the provider.
+    const verifier = expired ? undefined : await this.openedUnlessRefused(session.code_verifier ?? "");
+    if (!expired) {
+      const replaceable = await this.deps.connections.replaceableGrant({
+        accountId: session.account_id,
+        providerId: session.provider_id,
+        externalRef: session.external_ref,
+      });
+      if (replaceable !== undefined) await this.openedUnlessRefused(replaceable);
+    }
     if (!(await claimCallback(db, session, state))) return { ok: false, failure: "already_used", session };
     if (expired) return failSession(db, clock, session, "expired");
 

@@ -183,12 +183,44 @@ export class Connections implements ConnectionResolver {
     return this.deps.secretBox.open(sealed);
   }
 
-  /** Revokes a (now dead) connection's grant: the refresh token ends the whole grant at a compliant server. */
+  /**
+   * The sealed token that revokes the grant of the live connection a completed flow for this ref would replace, if
+   * any: a connect callback opens it before it claims the session (connect-sessions.ts).
+   */
+  async replaceableGrant(input: {
+    accountId: string;
+    providerId: string;
+    externalRef: string;
+  }): Promise<string | undefined> {
+    const row = await this.deps.db
+      .selectFrom("connections")
+      .select(["refresh_token", "access_token"])
+      .where("account_id", "=", input.accountId)
+      .where("provider_id", "=", input.providerId)
+      .where("external_ref", "=", input.externalRef)
+      .where("status", "in", liveStatuses)
+      .executeTakeFirst();
+    return row?.refresh_token ?? row?.access_token ?? undefined;
+  }
+
+  /**
+   * Revokes a (now dead) connection's grant; answers whether the provider confirmed. A token that does not open is
+   * logged at warn, not thrown: the connection has ended already, and its caller's work is done.
+   */
   async revokeAtProvider(row: ConnectionsTable): Promise<boolean> {
     const client = this.deps.oauthClient(row.provider_id);
-    const sealed = row.refresh_token ?? row.access_token;
-    if (!client || !sealed) return false;
-    return client.revoke(this.deps.secretBox.open(sealed));
+    let grant: string | undefined;
+    try {
+      grant = this.grantToken(row);
+    } catch (error) {
+      if (!(error instanceof SealedValueDoesNotOpen)) throw error;
+      this.deps.log?.warn(
+        { err: error, provider: row.provider_id, account_id: row.account_id, connection_id: row.id },
+        "a replaced connection's token does not open with this node's master keys: its grant was not revoked at the provider",
+      );
+      return false;
+    }
+    return client !== undefined && grant !== undefined && client.revoke(grant);
   }
 
   /** The live connection of the account for this provider, or the 404 and 422 of credentials-mode calls. */

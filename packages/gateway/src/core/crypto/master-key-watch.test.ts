@@ -4,7 +4,7 @@
 // and its delivery worker leaves deliveries alone: a node with the new key delivers them as their first attempt. A node
 // no probe asks learns it from the first value that does not open, and a connect callback or a deletion it cannot
 // finish is left, untouched, for a node that can. (SQLite and PostgreSQL.)
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { afterEach, expect, it } from "vitest";
 import {
@@ -283,5 +283,49 @@ it("deletes nothing on such a node, so that the same call through a node that ho
   expect(await deletedEvents()).toHaveLength(1);
   expect(errorsLogged()).toEqual([
     { msg: watchSaid, reason: expect.stringContaining("GATEWAY_MASTER_KEY is a master key this store retired") },
+  ]);
+});
+
+it("leaves a connect callback that would replace a connection whose token it cannot open for a node that can", async () => {
+  const { setup, stale, rotated } = await rotationUnderWay();
+  // A live connection of the ref made through the new key's node (its tokens sealed under the new key), and a new
+  // session for the same ref started through the stale node (its verifier under the old key, which it opens).
+  const { connection: old } = await connect(rotated, "watch_replace");
+  const oldAccess = rotated.gateway.core.secretBox.open((await rawConnection(setup.t, old.id)).access_token ?? "");
+  const me = () =>
+    fetch(`${setup.sandboxUrl}/api/v2/me`, { headers: { authorization: `Bearer ${oldAccess}` } }).then((r) => r.status);
+  const session = await createSession(stale, "watch_replace");
+  const { callback, cookie } = await upToCallback(session.connect_url);
+  const through = (node: TestGateway) => {
+    const url = new URL(callback);
+    url.host = new URL(node.url).host;
+    return fetch(url, { headers: { cookie, accept: "text/html" }, redirect: "manual" });
+  };
+  expect((await through(stale)).status).toBe(500);
+  // Nothing done: the session is as it was, the old connection live, its grant valid.
+  const { db } = setup.t.gateway.core.store;
+  const sessionRow = () =>
+    db
+      .selectFrom("connect_sessions")
+      .select(["status", "failure"])
+      .where("token_hash", "=", createHash("sha256").update(session.token).digest("hex"))
+      .executeTakeFirstOrThrow();
+  expect(await sessionRow()).toEqual({ status: "started", failure: null });
+  expect((await rawConnection(setup.t, old.id)).status).toBe("active");
+  expect(await me()).toBe(200);
+  // Through a node that holds the key, behind the same public address (the code is exchanged with the redirect URI
+  // the flow started with): the flow completes, the old connection is replaced and its grant revoked.
+  const behindSameAddress = await node(setup, {
+    GATEWAY_MASTER_KEY: newKey.toString("base64"),
+    GATEWAY_MASTER_KEY_PREVIOUS: oldKey.toString("base64"),
+    GATEWAY_NO_WEBHOOK_WORKER: "1",
+    GATEWAY_PUBLIC_URL: stale.config.publicUrl,
+  });
+  expect((await through(behindSameAddress)).status).toBe(200);
+  expect(await sessionRow()).toEqual({ status: "completed", failure: null });
+  expect((await rawConnection(setup.t, old.id)).status).toBe("deleted");
+  expect(await me()).toBe(401);
+  expect(errorsLogged()).toEqual([
+    { msg: watchSaid, reason: expect.stringContaining("GATEWAY_MASTER_KEY lacks a key") },
   ]);
 });
