@@ -22,7 +22,7 @@ export interface ConnectionsDeps {
   clock: Clock;
   secretBox: SecretBox;
   /** Whether this node's master keys still open the store's secrets (core/crypto/master-key-watch.ts). */
-  masterKeys?: Pick<MasterKeyWatch, "explain"> | undefined;
+  masterKeys?: Pick<MasterKeyWatch, "check"> | undefined;
   events: Events;
   oauthClient(providerId: string): ProviderOAuthClient | undefined;
   refresh: RefreshSettings;
@@ -141,12 +141,13 @@ export class Connections implements ConnectionResolver {
       ended = await this.end(accountId, connectionId, true);
     } catch (error) {
       if (!(error instanceof SealedValueDoesNotOpen)) throw error;
-      const explained = await this.deps.masterKeys?.explain(error);
-      if (explained instanceof GatewayError) {
+      // Whether the store's records refuse this node's keys (a store that fails to say fails the call: nothing done).
+      const refusal = await this.deps.masterKeys?.check();
+      if (refusal) {
         // Nothing was done: an Idempotency-Key stays free for the retry through another node.
-        throw new GatewayError(explained.code, explained.message, {
-          retryable: explained.retryable,
-          logged: explained.logged,
+        throw new GatewayError(refusal.code, refusal.message, {
+          retryable: refusal.retryable,
+          logged: refusal.logged,
           notExecuted: true,
         });
       }
