@@ -8,7 +8,8 @@ import { type Child, firstLine, runGatewayCli, startGatewayCli, startNode, waitF
 
 export const productId = "cat-prd-0042";
 const upstreamPath = `/api/v1/items/${productId}`;
-const gatewayPort = 18480;
+// BENCH_GATEWAY_PORT moves the gateway off its default port (another run on the machine may hold it).
+const gatewayPort = Number(process.env.BENCH_GATEWAY_PORT ?? 18480);
 
 export interface Target {
   name: string;
