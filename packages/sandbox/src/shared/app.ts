@@ -1,9 +1,11 @@
-// Assembles one sandbox upstream: a Fastify app with fault injection, a health probe and a single error path that
-// speaks the upstream's own error format (unknown routes, bad parameters, thrown SandboxErrors, anything else).
+// Assembles one sandbox upstream: a Fastify app with fault injection, the list of requests it saw, a health probe and
+// a single error path that speaks the upstream's own error format (unknown routes, bad parameters, thrown
+// SandboxErrors, anything else).
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { type NativeErrorFormatter, SandboxError } from "./errors.ts";
 import { faultInjectionPlugin } from "./faults.ts";
 import type { SandboxHooks } from "./push-hook.ts";
+import { seenRequestsPlugin } from "./seen-requests.ts";
 
 export interface SandboxAppOptions {
   providerId: string;
@@ -45,6 +47,8 @@ export function createSandboxApp(options: SandboxAppOptions): FastifyInstance {
     return reply.code(404).send(formatError({ status: 404, kind: "not_found", message }));
   });
 
+  // Before the faults: a request answered by an injected fault was still received.
+  app.register(seenRequestsPlugin);
   app.register(faultInjectionPlugin, { formatError });
   app.get("/_sandbox/health", async () => ({ provider: options.providerId, status: "ok" }));
   return app;
