@@ -3,11 +3,11 @@
 import { GatewayError } from "./core/errors.ts";
 import type { Metrics } from "./http/metrics.ts";
 import type { Registry } from "./providers/registry.ts";
-import { createUpstreamClient, type UpstreamClient } from "./providers/upstream.ts";
+import { createUpstreamClient, type SharedUpstreamClient } from "./providers/upstream.ts";
 
 export interface UpstreamClients {
-  /** The client of a provider's upstream. */
-  of(providerId: string): UpstreamClient;
+  /** The client of a provider's upstream (each request takes its own view of it: forRequest). */
+  of(providerId: string): SharedUpstreamClient;
   close(): Promise<void>;
 }
 
@@ -17,7 +17,7 @@ export function createUpstreamClients(
   timeoutMs: number,
   metrics: Pick<Metrics, "upstreamDuration">,
 ): UpstreamClients {
-  const clients = new Map<string, UpstreamClient>();
+  const clients = new Map<string, SharedUpstreamClient>();
   for (const [providerId, baseUrl] of Object.entries(urls)) {
     clients.set(
       providerId,
@@ -39,8 +39,12 @@ export function createUpstreamClients(
   };
 }
 
-const noUpstream = (providerId: string): UpstreamClient => ({
-  baseUrl: "",
-  request: () => Promise.reject(new GatewayError("internal_error", `The ${providerId} provider has no upstream`)),
-  close: async () => {},
-});
+function noUpstream(providerId: string): SharedUpstreamClient {
+  const client: SharedUpstreamClient = {
+    baseUrl: "",
+    request: () => Promise.reject(new GatewayError("internal_error", `The ${providerId} provider has no upstream`)),
+    forRequest: () => client,
+    close: async () => {},
+  };
+  return client;
+}

@@ -13,7 +13,7 @@ import { invalidRequest } from "../core/errors.ts";
 import { sequentialIds } from "../core/ids.ts";
 import type { CoreServices } from "../core/services.ts";
 import type { Registry } from "../providers/registry.ts";
-import type { UpstreamClient } from "../providers/upstream.ts";
+import type { SharedUpstreamClient } from "../providers/upstream.ts";
 import { createAuthenticator, type TokenResolver } from "./auth.ts";
 import { bodyLimitBytes, registerBodyParsing } from "./body.ts";
 import { docsRoutes } from "./docs.ts";
@@ -37,7 +37,7 @@ export interface AppDeps {
   core: CoreServices;
   registry: Registry;
   metrics: Metrics;
-  upstream(providerId: string): UpstreamClient;
+  upstream(providerId: string): SharedUpstreamClient;
   logger: FastifyServerOptions["logger"];
   /** Whose X-Forwarded-For gives request.ip (config.trustProxy). */
   trustProxy?: boolean | number | string[];

@@ -6,7 +6,7 @@ import { pointerToken } from "../core/json-text.ts";
 import type { CoreServices } from "../core/services.ts";
 import { type CompiledOperation, fieldProblems } from "../providers/registry.ts";
 import type { ConnectionContext, OperationContext, Pagination } from "../providers/types.ts";
-import { type UpstreamClient, withIdempotencyKeys } from "../providers/upstream.ts";
+import { type SharedUpstreamClient, withIdempotencyKeys } from "../providers/upstream.ts";
 import { requireScope } from "./auth.ts";
 import { sentMoreThanOnce } from "./raw-headers.ts";
 
@@ -18,7 +18,7 @@ export interface SuccessEnvelope {
 
 export interface ExecuteDeps {
   core: CoreServices;
-  upstream(providerId: string): UpstreamClient;
+  upstream(providerId: string): SharedUpstreamClient;
 }
 
 const connectionIdPattern = /^conn_[0-9A-Za-z]{22}$/;
@@ -58,7 +58,8 @@ export async function executeOperation(
     else input = { ...input, cursor };
   }
 
-  const upstream = deps.upstream(provider.id);
+  // Every call made for this request, a token refresh's retry included, carries its id (X-Request-Id).
+  const upstream = deps.upstream(provider.id).forRequest(request.id);
   const claim = request.idempotencyClaim;
   const ctx: OperationContext = {
     requestId: request.id,

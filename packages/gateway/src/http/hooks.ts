@@ -7,7 +7,7 @@ import { acceptInboundHook } from "../core/events/inbound-hooks.ts";
 import { printable } from "../core/printable.ts";
 import type { CoreServices } from "../core/services.ts";
 import type { Registry } from "../providers/registry.ts";
-import type { UpstreamClient } from "../providers/upstream.ts";
+import type { SharedUpstreamClient } from "../providers/upstream.ts";
 import { bodyLimitBytes } from "./body.ts";
 
 export interface HooksOptions {
@@ -15,7 +15,7 @@ export interface HooksOptions {
   registry: Registry;
   /** The hook secret of each provider that accepts hooks. */
   hookSecret(providerId: string): string | undefined;
-  upstream(providerId: string): UpstreamClient;
+  upstream(providerId: string): SharedUpstreamClient;
 }
 
 export function hooksRoutes(options: HooksOptions) {
@@ -41,7 +41,13 @@ export function hooksRoutes(options: HooksOptions) {
         signatureHeader: Array.isArray(signature) ? signature.join(",") : signature,
         secret,
         handle: provider.handleHook.bind(provider),
-        context: { providerId, core: options.core, clock: options.core.clock, upstream: options.upstream(providerId) },
+        context: {
+          providerId,
+          core: options.core,
+          clock: options.core.clock,
+          // A call the hook's handling makes upstream carries the hook request's id.
+          upstream: options.upstream(providerId).forRequest(request.id),
+        },
       });
       return { received: true, duplicate: result.duplicate };
     });

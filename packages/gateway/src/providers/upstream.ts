@@ -7,6 +7,7 @@ import { Pool } from "undici";
 import { credentialsRefused } from "../core/connections/with-access-token.ts";
 import { GatewayError, type GatewayErrorOptions } from "../core/errors.ts";
 import { retryAfterSeconds } from "../core/retry-after.ts";
+import { upstreamRequestIdHeader } from "../core/upstream-request-id.ts";
 import { createAjv } from "./ajv.ts";
 import { callUpstream, UpstreamTimeoutError, UpstreamTooLargeError } from "./upstream-call.ts";
 
@@ -36,11 +37,21 @@ export interface CheckedRequest<S extends TSchema = TSchema> extends UpstreamReq
   answer: S;
 }
 
+/** The client of a provider's upstream as one request uses it: its calls carry that request's id. */
 export interface UpstreamClient {
   readonly baseUrl: string;
   /** Sends the request; a 2xx answers the parsed JSON body, anything else throws a GatewayError. */
   request<S extends TSchema>(request: CheckedRequest<S>): Promise<Static<S>>;
   request<T = unknown>(request: UpstreamRequest): Promise<T>;
+}
+
+/** One provider's upstream client, shared by every request: its pool, timeout and circuit breaker. */
+export interface SharedUpstreamClient extends UpstreamClient {
+  /**
+   * The client as the request `requestId` uses it: each of its calls carries `X-Request-Id: <requestId>`, set after
+   * the call's own headers. Calls made through the shared client itself carry no request id.
+   */
+  forRequest(requestId: string): UpstreamClient;
   close(): Promise<void>;
 }
 
@@ -63,7 +74,7 @@ export function withIdempotencyKeys(client: UpstreamClient, keyOf: (call: number
       throw error;
     }
   };
-  return { baseUrl: client.baseUrl, request: request as UpstreamClient["request"], close: () => client.close() };
+  return { baseUrl: client.baseUrl, request: request as UpstreamClient["request"] };
 }
 
 export interface UpstreamOptions {
@@ -84,7 +95,7 @@ interface RawResponse {
   retryAfter: string | undefined;
 }
 
-export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
+export function createUpstreamClient(options: UpstreamOptions): SharedUpstreamClient {
   const { providerId, timeoutMs } = options;
   const url = new URL(options.baseUrl);
   const basePath = url.pathname.replace(/\/$/, "");
@@ -100,8 +111,12 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
   const unavailable = (message: string, extra: GatewayErrorOptions = {}) =>
     new GatewayError("provider_unavailable", message, { provider: providerId, ...extra });
 
-  async function send(request: UpstreamRequest & { answer?: TSchema }): Promise<unknown> {
+  async function send(
+    request: UpstreamRequest & { answer?: TSchema },
+    requestId: string | undefined,
+  ): Promise<unknown> {
     const headers: Record<string, string> = { accept: "application/json", ...request.headers };
+    if (requestId !== undefined) headers[upstreamRequestIdHeader] = requestId;
     let body: string | undefined;
     if (request.body !== undefined) {
       body = JSON.stringify(request.body);
@@ -175,11 +190,11 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
       ),
   });
 
-  return {
-    baseUrl: options.baseUrl,
-    async request<T>(request: UpstreamRequest): Promise<T> {
+  // The same call again (a refreshed token's retry) is another `request` through the same client: the same id.
+  const requestOf = (requestId: string | undefined) =>
+    (async (request: UpstreamRequest): Promise<unknown> => {
       try {
-        return (await breaker.fire(request)) as T;
+        return await breaker.fire(request, requestId);
       } catch (error) {
         if (error instanceof GatewayError) throw error;
         if ((error as { code?: string }).code === "EOPENBREAKER") {
@@ -190,7 +205,13 @@ export function createUpstreamClient(options: UpstreamOptions): UpstreamClient {
         }
         throw error;
       }
-    },
+    }) as UpstreamClient["request"];
+
+  const { baseUrl } = options;
+  return {
+    baseUrl,
+    request: requestOf(undefined),
+    forRequest: (requestId) => ({ baseUrl, request: requestOf(requestId) }),
     async close() {
       breaker.shutdown();
       await pool.close();

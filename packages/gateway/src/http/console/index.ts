@@ -13,7 +13,7 @@ import { LoginThrottle, type ThrottleLimits } from "../../core/users/login-throt
 import { Sessions } from "../../core/users/sessions.ts";
 import { Users } from "../../core/users/users.ts";
 import type { Registry } from "../../providers/registry.ts";
-import type { UpstreamClient } from "../../providers/upstream.ts";
+import type { SharedUpstreamClient } from "../../providers/upstream.ts";
 import type { RequestObserver } from "../app.ts";
 import { ConnectionHandles } from "./connection-handles.ts";
 import { cookieSettings } from "./cookies.ts";
@@ -30,7 +30,7 @@ export interface ConsoleDeps {
   config: Pick<GatewayConfig, "publicUrl">;
   core: CoreServices;
   registry: Registry;
-  upstream(providerId: string): UpstreamClient;
+  upstream(providerId: string): SharedUpstreamClient;
   /** The master key: connection handles are derived from it, so that every node opens every other's. */
   masterKey: Uint8Array;
   /** GATEWAY_MASTER_KEY_PREVIOUS: handles derived from these still open during a rotation. */
