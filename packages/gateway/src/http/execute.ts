@@ -154,7 +154,12 @@ async function connectionFor(
   const delegated = request.principal?.connectionId;
   if ((header === undefined || header === "") && delegated !== undefined) {
     if (!core.connections) throw new GatewayError("internal_error", "Connections are not available on this gateway");
-    return core.connections.resolveForCall({ accountId, providerId: provider.id, connectionId: delegated });
+    return core.connections.resolveForCall({
+      accountId,
+      providerId: provider.id,
+      connectionId: delegated,
+      requestId: request.id,
+    });
   }
   if (header === undefined || header === "") {
     throw invalidRequest(`${provider.id}:${operation.id} needs a connection: send the X-Gateway-Connection-Id header`, [
@@ -173,7 +178,12 @@ async function connectionFor(
     ]);
   }
   if (!core.connections) throw new GatewayError("internal_error", "Connections are not available on this gateway");
-  return core.connections.resolveForCall({ accountId, providerId: provider.id, connectionId: header });
+  return core.connections.resolveForCall({
+    accountId,
+    providerId: provider.id,
+    connectionId: header,
+    requestId: request.id,
+  });
 }
 
 /**

@@ -154,10 +154,14 @@ export class ConnectSessions {
     }
   }
 
-  /** Handles the provider's redirect back: at most once per session, only from the browser that started it. */
+  /**
+   * Handles the provider's redirect back: at most once per session, only from the browser that started it. The calls
+   * to the authorization server carry `requestId`, the gateway request of the redirect.
+   */
   async complete(
     callback: URL,
     bindingOf: (session: ConnectSessionsTable) => string | undefined,
+    requestId: string,
   ): Promise<ConnectOutcome> {
     const { db, clock } = this.deps;
     const state = callback.searchParams.get("state");
@@ -189,7 +193,7 @@ export class ConnectSessions {
     try {
       // One that did not open (altered) fails the session here, as the provider's error.
       const opened = verifier ?? this.deps.secretBox.open(session.code_verifier ?? "");
-      tokens = await client.exchangeCode(callback, state, opened, () => clock.now());
+      tokens = await client.exchangeCode(callback, state, opened, () => clock.now(), requestId);
     } catch (error) {
       if (error instanceof AuthorizationDenied) {
         if (error.error === "access_denied") return failSession(db, clock, session, "denied");
@@ -205,12 +209,12 @@ export class ConnectSessions {
       replaced = (await this.createConnection(session, tokens)).replaced;
     } catch (error) {
       // No connection holds the new grant: end it at the provider rather than leave it live.
-      await client.revoke(tokens.refreshToken ?? tokens.accessToken);
+      await client.revoke(tokens.refreshToken ?? tokens.accessToken, requestId);
       await failSession(db, clock, session, "provider_error");
       throw error;
     }
     // The replaced connection's grant is of no further use; a provider that does not answer keeps it until expiry.
-    if (replaced) await this.deps.connections.revokeAtProvider(replaced);
+    if (replaced) await this.deps.connections.revokeAtProvider(replaced, requestId);
     return { ok: true, session, replaced: replaced !== undefined };
   }
 

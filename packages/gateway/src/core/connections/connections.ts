@@ -84,18 +84,25 @@ export class Connections implements ConnectionResolver {
     return this.deps.oauthClient(providerId) !== undefined;
   }
 
-  async resolveForCall(input: { accountId: string; providerId: string; connectionId: string }) {
+  /** The connection of a call made for the gateway request `requestId` (a refresh it needs carries that id). */
+  async resolveForCall(input: { accountId: string; providerId: string; connectionId: string; requestId: string }) {
     const row = await this.callable(input);
-    const accessToken = await this.refresher.accessToken(row);
+    const accessToken = await this.refresher.accessToken(row, input.requestId);
     return { id: row.id, externalRef: row.external_ref, accessToken };
   }
 
   /** The provider refused `rejectedToken` (HTTP 401): refresh unless another call already did; answer the new one. */
-  async refreshRejected(input: { accountId: string; providerId: string; connectionId: string; rejectedToken: string }) {
+  async refreshRejected(input: {
+    accountId: string;
+    providerId: string;
+    connectionId: string;
+    rejectedToken: string;
+    requestId: string;
+  }) {
     const row = await this.callable(input);
     const current = row.access_token ? this.deps.secretBox.open(row.access_token) : undefined;
     if (current !== undefined && current !== input.rejectedToken) return current;
-    return this.refresher.accessToken(row, true);
+    return this.refresher.accessToken(row, input.requestId, true);
   }
 
   /** Creates the connection of a completed flow in `trx`, replacing the live one of the same external_ref. */
@@ -134,8 +141,13 @@ export class Connections implements ConnectionResolver {
    * that revokes is opened before the deletion is committed: on a node whose master keys the store's records refuse
    * nothing is done, and the node's refusal is thrown (a retry through a node that holds the key does the whole of
    * it). A token no key opens (altered) can be revoked by no node: the connection is deleted all the same, unrevoked.
+   * The revocation carries `requestId`, the gateway request of the deletion.
    */
-  async delete(accountId: string, connectionId: string): Promise<{ connection: ConnectionView; revoked: boolean }> {
+  async delete(
+    accountId: string,
+    connectionId: string,
+    requestId: string,
+  ): Promise<{ connection: ConnectionView; revoked: boolean }> {
     let ended: { row: ConnectionsTable; grant: string | undefined };
     try {
       ended = await this.end(accountId, connectionId, true);
@@ -158,7 +170,7 @@ export class Connections implements ConnectionResolver {
       );
     }
     const client = this.deps.oauthClient(ended.row.provider_id);
-    const revoked = client !== undefined && ended.grant !== undefined && (await client.revoke(ended.grant));
+    const revoked = client !== undefined && ended.grant !== undefined && (await client.revoke(ended.grant, requestId));
     return { connection: await this.view(ended.row.id), revoked };
   }
 
@@ -205,10 +217,11 @@ export class Connections implements ConnectionResolver {
   }
 
   /**
-   * Revokes a (now dead) connection's grant; answers whether the provider confirmed. A token that does not open is
-   * logged at warn, not thrown: the connection has ended already, and its caller's work is done.
+   * Revokes a (now dead) connection's grant, for the gateway request `requestId`; answers whether the provider
+   * confirmed. A token that does not open is logged at warn, not thrown: the connection has ended already, and its
+   * caller's work is done.
    */
-  async revokeAtProvider(row: ConnectionsTable): Promise<boolean> {
+  async revokeAtProvider(row: ConnectionsTable, requestId: string): Promise<boolean> {
     const client = this.deps.oauthClient(row.provider_id);
     let grant: string | undefined;
     try {
@@ -221,7 +234,7 @@ export class Connections implements ConnectionResolver {
       );
       return false;
     }
-    return client !== undefined && grant !== undefined && client.revoke(grant);
+    return client !== undefined && grant !== undefined && client.revoke(grant, requestId);
   }
 
   /** The live connection of the account for this provider, or the 404 and 422 of credentials-mode calls. */

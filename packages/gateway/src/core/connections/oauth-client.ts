@@ -4,6 +4,7 @@
 import * as oauth from "oauth4webapi";
 import { GatewayError } from "../errors.ts";
 import { retryAfterSeconds } from "../retry-after.ts";
+import { upstreamRequestIdHeader } from "../upstream-request-id.ts";
 
 export interface OAuthClientConfig {
   providerId: string;
@@ -99,6 +100,15 @@ export class ProviderOAuthClient {
   }
 
   /**
+   * The options of a call made for the gateway request `requestId`, which it carries in X-Request-Id; a call of the
+   * gateway's own (metadata discovery, read once an hour for every caller) carries none.
+   */
+  private httpFor(requestId: string | undefined, timeoutMs?: number) {
+    const http = timeoutMs === undefined ? this.http : { ...this.http, signal: () => AbortSignal.timeout(timeoutMs) };
+    return requestId === undefined ? http : { ...http, headers: { [upstreamRequestIdHeader]: requestId } };
+  }
+
+  /**
    * The server metadata, discovered once and kept for an hour; a failed discovery, or metadata without the
    * authorization and token endpoints the gateway needs, is not kept: the next caller discovers again.
    */
@@ -141,7 +151,13 @@ export class ProviderOAuthClient {
    * Checks the callback (state, iss, error) and exchanges the code. Throws AuthorizationDenied for an error the
    * end user or the provider put in the callback, GatewayError for a failed exchange.
    */
-  async exchangeCode(callback: URL, expectedState: string, codeVerifier: string, now: () => number): Promise<TokenSet> {
+  async exchangeCode(
+    callback: URL,
+    expectedState: string,
+    codeVerifier: string,
+    now: () => number,
+    requestId?: string,
+  ): Promise<TokenSet> {
     const server = await this.server();
     let params: URLSearchParams;
     try {
@@ -163,7 +179,7 @@ export class ProviderOAuthClient {
         params,
         this.config.redirectUri,
         codeVerifier,
-        this.http,
+        this.httpFor(requestId),
       );
       // Tokens the gateway will not keep (an answer it refuses: no Bearer type, a negative lifetime, a token too
       // long): the grant they stand for ends at the provider rather than stays live.
@@ -172,7 +188,7 @@ export class ProviderOAuthClient {
         const answered = await oauth.processAuthorizationCodeResponse(server, this.client, response);
         return toTokenSet(answered, now(), this.config.scopes);
       } catch (error) {
-        await this.revokeIssued(copy);
+        await this.revokeIssued(copy, requestId);
         throw error;
       }
     } catch (error) {
@@ -188,11 +204,17 @@ export class ProviderOAuthClient {
   /**
    * Refreshes with `refreshToken`, waiting up to `timeoutMs` (the client's timeout unless given) for the answer. The
    * new token's lifetime counts from `now()` when the answer has come: the server issued it then, not when asked.
+   * `requestId`: the gateway request the refresh is made for.
    */
-  async refresh(refreshToken: string, now: () => number, timeoutMs = this.config.timeoutMs): Promise<TokenSet> {
+  async refresh(
+    refreshToken: string,
+    now: () => number,
+    timeoutMs = this.config.timeoutMs,
+    requestId?: string,
+  ): Promise<TokenSet> {
     const server = await this.server();
     try {
-      const http = { ...this.http, signal: () => AbortSignal.timeout(timeoutMs) };
+      const http = this.httpFor(requestId, timeoutMs);
       const response = await oauth.refreshTokenGrantRequest(server, this.client, this.auth, refreshToken, http);
       const copy = response.clone();
       try {
@@ -202,7 +224,7 @@ export class ProviderOAuthClient {
         // the refresh token the gateway sent, so the connection cannot refresh again. Their grant is revoked, and the
         // connection needs the end user, as when the refresh is refused. An answer without tokens (a maintenance
         // page, an error) used nothing up: that is the server unavailable for now.
-        if (!(await this.revokeIssued(copy))) throw error;
+        if (!(await this.revokeIssued(copy, requestId))) throw error;
         throw new RefreshUnusable(
           `The refresh was answered with tokens the gateway cannot use: ${(error as Error).message}`,
         );
@@ -220,20 +242,20 @@ export class ProviderOAuthClient {
    * Revokes the grant a token endpoint's answer stands for, when it is JSON that carries a token (the refresh token,
    * else the access token); answers whether it carried one.
    */
-  private async revokeIssued(answer: Response): Promise<boolean> {
+  private async revokeIssued(answer: Response, requestId: string | undefined): Promise<boolean> {
     const body = (await answer.json().catch(() => undefined)) as { refresh_token?: unknown; access_token?: unknown };
     const token = body?.refresh_token ?? body?.access_token;
     if (typeof token !== "string" || token === "") return false;
-    await this.revoke(token);
+    await this.revoke(token, requestId);
     return true;
   }
 
   /** Revokes a token (the refresh token ends the whole grant). Failures are reported, never thrown. */
-  async revoke(token: string): Promise<boolean> {
+  async revoke(token: string, requestId?: string): Promise<boolean> {
     try {
       const server = await this.server();
       if (!server.revocation_endpoint) return false;
-      const response = await oauth.revocationRequest(server, this.client, this.auth, token, this.http);
+      const response = await oauth.revocationRequest(server, this.client, this.auth, token, this.httpFor(requestId));
       await oauth.processRevocationResponse(response);
       return true;
     } catch {

@@ -92,16 +92,20 @@ export class TokenRefresher {
     return row.access_expires_at - margin <= this.deps.clock.now();
   }
 
-  /** The row's access token, refreshed first when due (or when `force`: the provider refused it). */
-  accessToken(row: ConnectionsTable, force = false): Promise<string> {
+  /**
+   * The row's access token, refreshed first when due (or when `force`: the provider refused it), for the gateway
+   * request `requestId`. A refresh it starts carries that id to the authorization server; one under way already, which
+   * it waits for, carries the id of the request that started it.
+   */
+  accessToken(row: ConnectionsTable, requestId: string, force = false): Promise<string> {
     if (!force && !this.isDue(row) && row.access_token)
       return Promise.resolve(this.deps.secretBox.open(row.access_token));
-    const refresh = this.inFlight.get(row.id) ?? this.startRefresh(row);
+    const refresh = this.inFlight.get(row.id) ?? this.startRefresh(row, requestId);
     return this.waitFor(refresh, row.provider_id);
   }
 
-  private startRefresh(row: ConnectionsTable): Refresh {
-    const promise = this.refreshOnce(row.id, row.provider_id, row.token_version).finally(() =>
+  private startRefresh(row: ConnectionsTable, requestId: string): Refresh {
+    const promise = this.refreshOnce(row.id, row.provider_id, row.token_version, requestId).finally(() =>
       this.inFlight.delete(row.id),
     );
     const refresh: Refresh = { promise, waiting: 0 };
@@ -144,7 +148,12 @@ export class TokenRefresher {
     });
   }
 
-  private async refreshOnce(connectionId: string, providerId: string, seenVersion: number): Promise<string> {
+  private async refreshOnce(
+    connectionId: string,
+    providerId: string,
+    seenVersion: number,
+    requestId: string,
+  ): Promise<string> {
     const { db, clock } = this.deps;
     const owner = `${this.node}.${randomBase62(8)}`;
     // The authorization server's metadata first, before any lease: reading it takes up to the upstream timeout, and
@@ -163,7 +172,7 @@ export class TokenRefresher {
         .where("token_version", "=", seenVersion)
         .where((eb) => eb.or([eb("refresh_lock_until", "is", null), eb("refresh_lock_until", "<", now)]))
         .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) return this.refreshAsOwner(connectionId, providerId, owner);
+      if (Number(taken.numUpdatedRows) === 1) return this.refreshAsOwner(connectionId, providerId, owner, requestId);
 
       const row = await db.selectFrom("connections").selectAll().where("id", "=", connectionId).executeTakeFirst();
       if (!row || row.status === "deleted") throw noConnection(connectionId, providerId);
@@ -174,7 +183,12 @@ export class TokenRefresher {
     }
   }
 
-  private async refreshAsOwner(connectionId: string, providerId: string, owner: string): Promise<string> {
+  private async refreshAsOwner(
+    connectionId: string,
+    providerId: string,
+    owner: string,
+    requestId: string,
+  ): Promise<string> {
     const { db, clock, secretBox } = this.deps;
     const release = () =>
       db
@@ -195,7 +209,8 @@ export class TokenRefresher {
     }
     let tokens: TokenSet;
     try {
-      tokens = await client.refresh(secretBox.open(row.refresh_token), () => clock.now(), this.deps.settings.requestMs);
+      const refreshToken = secretBox.open(row.refresh_token);
+      tokens = await client.refresh(refreshToken, () => clock.now(), this.deps.settings.requestMs, requestId);
     } catch (error) {
       if (error instanceof RefreshRefused) {
         this.deps.log?.warn(
@@ -221,7 +236,7 @@ export class TokenRefresher {
         .executeTakeFirst();
       // Deleted (or refused elsewhere) while we refreshed: the new grant must not outlive the connection.
       if (current?.status !== "active") {
-        await client.revoke(tokens.refreshToken ?? tokens.accessToken);
+        await client.revoke(tokens.refreshToken ?? tokens.accessToken, requestId);
         throw current?.status === "needs_reauth" ? needsReauth(providerId) : noConnection(connectionId, providerId);
       }
       // The lease ran out before the store answered: another node refreshes now; leave the grant to it.

@@ -6,6 +6,8 @@ import type { CoreServices } from "../services.ts";
 
 /** The parts of an OperationContext this needs (structurally; core does not import provider types). */
 export interface CredentialCallContext {
+  /** The gateway request the call is made for: a refresh made for it carries its id. */
+  requestId: string;
   accountId: string;
   providerId: string;
   connection: { id: string; accessToken: string } | undefined;
@@ -33,6 +35,7 @@ export async function withAccessToken<T>(
       providerId: ctx.providerId,
       connectionId: connection.id,
       rejectedToken: connection.accessToken,
+      requestId: ctx.requestId,
     });
     try {
       return await call(fresh);

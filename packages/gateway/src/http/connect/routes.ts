@@ -98,7 +98,8 @@ export function connectRoutes(options: ConnectRoutesOptions) {
     app.get(
       "/connect/callback",
       guarded(async (request, reply) => {
-        const outcome = await sessions().complete(new URL(request.url, core.publicUrl), bindingCookies(request));
+        const callback = new URL(request.url, core.publicUrl);
+        const outcome = await sessions().complete(callback, bindingCookies(request), request.id);
         // A flow that ended, either way, has no further use for its cookie.
         const ended = outcome.ok || !["unknown_link", "other_browser", "already_used"].includes(outcome.failure);
         if (ended && outcome.session) setBindingCookie(reply, outcome.session, "", 0, secure);

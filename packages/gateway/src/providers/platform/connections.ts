@@ -186,7 +186,8 @@ export const deleteConnection = defineOperation({
     },
   },
   async handle(input, ctx) {
-    const { connection, revoked } = await services(ctx.core).connections.delete(ctx.accountId, input.connection_id);
+    const connections = services(ctx.core).connections;
+    const { connection, revoked } = await connections.delete(ctx.accountId, input.connection_id, ctx.requestId);
     return { data: { connection, provider_revoked: revoked } };
   },
 });
