@@ -44,6 +44,11 @@ export interface GatewayConfig {
    */
   keepAliveTimeoutMs: number;
   /**
+   * How long an answer being written may wait for its client to take any of it: past it, with none of the bytes not
+   * yet sent accepted, the connection is destroyed (the client reads too slowly or not at all).
+   */
+  sendTimeoutMs: number;
+  /**
    * Whether a client that half-closes its connection (a TCP FIN) after its requests is answered them: else the FIN
    * ends the connection, as from a client that left, and the requests not answered yet are logged 499.
    */
@@ -186,6 +191,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     requestTimeoutMs: milliseconds(env, "GATEWAY_REQUEST_TIMEOUT_MS", 60_000),
     // Fastify's default: above the 60 s idle timeout of most load balancers (AWS's, nginx's upstream keepalive).
     keepAliveTimeoutMs: milliseconds(env, "GATEWAY_KEEP_ALIVE_TIMEOUT_MS", 72_000),
+    // nginx's send_timeout: 60 s between two writes the client takes.
+    sendTimeoutMs: milliseconds(env, "GATEWAY_SEND_TIMEOUT_MS", 60_000),
     answerHalfClosed: flag(env, "GATEWAY_ANSWER_HALF_CLOSED"),
     redisUrl: redisUrl(env.GATEWAY_REDIS_URL),
     masterKey: env.GATEWAY_MASTER_KEY || undefined,

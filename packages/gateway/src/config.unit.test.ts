@@ -200,6 +200,11 @@ describe("numbers", () => {
     );
   });
 
+  it("gives an answer's client 60 s to take some of it by default, as nginx's send_timeout", () => {
+    expect(loadConfig({}).sendTimeoutMs).toBe(60_000);
+    expect(loadConfig({ GATEWAY_SEND_TIMEOUT_MS: "120000" }).sendTimeoutMs).toBe(120_000);
+  });
+
   it("bounds every duration by the longest timer Node can wait", () => {
     expect(maxTimerMs).toBe(2 ** 31 - 1);
     expect(loadConfig({ GATEWAY_WEBHOOK_POLL_INTERVAL_MS: "2147483647" }).webhookPollIntervalMs).toBe(maxTimerMs);
@@ -213,6 +218,7 @@ describe("numbers", () => {
       "GATEWAY_SHUTDOWN_TIMEOUT_MS",
       "GATEWAY_REQUEST_TIMEOUT_MS",
       "GATEWAY_KEEP_ALIVE_TIMEOUT_MS",
+      "GATEWAY_SEND_TIMEOUT_MS",
     ]) {
       expect(() => loadConfig({ [name]: "3000000000" })).toThrow(
         `${name} must be a number of milliseconds from 1 to 2147483647, got "3000000000"`,

@@ -201,6 +201,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       trustProxy: config.trustProxy,
       requestTimeoutMs: config.requestTimeoutMs,
       keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      sendTimeoutMs: config.sendTimeoutMs,
       answerHalfClosed: config.answerHalfClosed,
       v1Extensions: guards.extensions,
       tokenResolvers: consoleSurface.tokenResolvers,

@@ -30,6 +30,7 @@ import { buildOpenApiDocument } from "./openapi.ts";
 import { operatorRoutes, type Readiness } from "./operator.ts";
 import { sentMoreThanOnce } from "./raw-headers.ts";
 import { requestLogObserver } from "./request-log.ts";
+import { sendTimeoutWatch } from "./send-timeout.ts";
 import "./types.ts";
 import { v1Routes } from "./v1.ts";
 
@@ -45,6 +46,10 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** How long an idle keep-alive connection stays open (config.keepAliveTimeoutMs); default 72 s. */
   keepAliveTimeoutMs?: number;
+  /**
+   * How long an answer being written may wait for its client to take any of it (config.sendTimeoutMs); default 60 s.
+   */
+  sendTimeoutMs?: number;
   /** Whether a client's half-close (a FIN after its requests) still gets their answers (config.answerHalfClosed). */
   answerHalfClosed?: boolean;
   tokenResolvers?: TokenResolver[];
@@ -194,6 +199,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     refusedUnread(requestId, answerUnmetExpectation(response, requestId));
   });
   closeConnectionsAsTheyGoIdle(app);
+  // The send timeout: a connection whose client takes none of its answer for that long is destroyed. As when the
+  // client closes the connection, the answer under way is then logged with its status (how much of it was read is not
+  // known), the requests pipelined behind it 499; this line names them all, the one under way first.
+  const sendTimeout = sendTimeoutWatch(deps.sendTimeoutMs ?? 60_000, (socket, timeoutMs) => {
+    const requests = [...((socket as Connection)[requestsInFlight] ?? [])].map((request) => request.id);
+    app.log.info(
+      { request_ids: requests, timeout_ms: timeoutMs },
+      "connection closed: its client took none of the answer for the send timeout",
+    );
+    deps.metrics.sendTimeouts.inc();
+  });
+  app.server.on("connection", (socket: Socket) => sendTimeout.watch(socket));
+  app.addHook("onReady", (done) => {
+    sendTimeout.start();
+    done();
+  });
+  app.addHook("onClose", (_app, done) => {
+    sendTimeout.stop();
+    done();
+  });
   // The hooks are synchronous callbacks: no promise per request for work that never waits.
   /** A request as it arrives: timed, tracked on its connection until observed, and its answer after the one before. */
   function received(request: FastifyRequest, reply: FastifyReply): void {

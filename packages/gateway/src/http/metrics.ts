@@ -42,6 +42,11 @@ export function createMetrics() {
       help: "Requests let through without a rate-limit decision because Redis refused the connection or did not answer in time.",
       registers: [registry],
     }),
+    sendTimeouts: new Counter({
+      name: "gateway_send_timeouts_total",
+      help: "Connections destroyed because their client took none of an answer being written for the send timeout.",
+      registers: [registry],
+    }),
     webhookAttempts: new Counter({
       name: "gateway_webhook_attempts_total",
       help: "Webhook delivery attempts this node made, by outcome: succeeded (a 2xx answer) or failed.",
