@@ -200,8 +200,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   closeConnectionsAsTheyGoIdle(app);
   // The send timeout: a connection whose client takes none of its answer for that long is destroyed. As when the
-  // client closes the connection, the answer under way is then logged with its status (how much of it was read is not
-  // known), the requests pipelined behind it 499; this line names them all, the one under way first.
+  // client closes the connection, its requests are then logged 499: the one whose answer was cut short (cutShort
+  // below) and those pipelined behind it; this line names them all, the one under way first.
   const sendTimeout = sendTimeoutWatch(deps.sendTimeoutMs ?? 60_000, (socket, timeoutMs) => {
     const requests = [...((socket as Connection)[requestsInFlight] ?? [])].map((request) => request.id);
     app.log.info(
@@ -209,6 +209,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       "connection closed: its client took none of the answer for the send timeout",
     );
     deps.metrics.sendTimeouts.inc();
+    (socket as Connection)[destroyedBySendTimeout] = true;
   });
   app.server.on("connection", (socket: Socket) => sendTimeout.watch(socket));
   app.addHook("onReady", (done) => {
@@ -280,9 +281,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   }
   app.addHook("onResponse", (request, reply, done) => {
-    observe(request, { status: reply.statusCode, latencyMs: reply.elapsedTime });
+    observe(request, {
+      status: cutShort(request) ? clientClosedRequest : reply.statusCode,
+      latencyMs: reply.elapsedTime,
+    });
     done();
   });
+  // Node reports an answer finished also when its connection failed while it was being written (the client reset it)
+  // or the send timeout destroyed it: the client did not get it whole, as when it closes before the answer (499). The
+  // hook runs as the answer finishes: a connection closed on purpose after a whole answer is not destroyed yet, nor
+  // failed.
+  function cutShort(request: FastifyRequest): boolean {
+    const socket = request.raw.socket as Connection | null;
+    return socket?.destroyed === true && (socket.errored !== null || socket[destroyedBySendTimeout] === true);
+  }
   // A client that gives up (a timeout of its own) leaves no answer to observe: the requests of its connection not
   // answered yet are logged and counted when it closes, with the time each ran for. The operation may still finish, as
   // its idempotency record and upstream metrics show. The connection's close is the one signal of every case: Node
@@ -361,8 +373,13 @@ const requestOfRaw = Symbol("gateway request");
 const requestsInFlight = Symbol("requests in flight");
 const latestAnswer = Symbol("latest answer");
 const answerBefore = Symbol("answer before");
-/** A connection, with its requests not observed yet and the answer to its latest request. */
-type Connection = Socket & { [requestsInFlight]?: Set<FastifyRequest>; [latestAnswer]?: ServerResponse | undefined };
+const destroyedBySendTimeout = Symbol("destroyed by the send timeout");
+/** A connection, with its requests not observed yet, the answer to its latest request, and whether it was cut. */
+type Connection = Socket & {
+  [requestsInFlight]?: Set<FastifyRequest>;
+  [latestAnswer]?: ServerResponse | undefined;
+  [destroyedBySendTimeout]?: boolean;
+};
 type ReceivedMessage = IncomingMessage & {
   [requestOfRaw]?: FastifyRequest;
   [answerBefore]?: ServerResponse | undefined;

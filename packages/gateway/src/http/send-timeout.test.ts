@@ -113,10 +113,40 @@ describe("a client that does not read its answer", () => {
     expect(whole.length + cut.length).toBe(count);
     expect(cut[0]).toBe(answers.at(-1)?.requestId);
     for (const { requestId } of whole) expect(loggedStatus(requestId)).toBe(200);
-    // As when the client closes the connection itself: the answer under way is logged with its status (the node
-    // cannot tell how much of it was read), the requests not answered 499.
-    expect(cut.map(loggedStatus)).toEqual([200, ...Array(cut.length - 1).fill(499)]);
+    // As when the client closes the connection itself: the answer cut short and the requests not answered are 499.
+    expect(cut.map(loggedStatus)).toEqual(Array(cut.length).fill(499));
     expect(await sendTimeoutsCounted()).toBe(counted + 1);
+  });
+});
+
+describe("a client that closes the connection while its answer is written", () => {
+  it("is logged 499 for the answer cut short and the requests behind it, as the send timeout's", async () => {
+    const timeoutsBefore = sendTimeoutLines().length;
+    const requestLines = (() => {
+      const before = log.lines().length;
+      return () =>
+        log
+          .lines()
+          .slice(before)
+          .filter((line) => line.msg === "request");
+    })();
+    const count = 40;
+    const socket = await connect();
+    socket.pause();
+    socket.write(pipelinedOpenApi(count));
+    // The node writes what the kernel takes (those answers are logged 200) and then waits for the client.
+    let whole = 0;
+    while (whole === 0 || requestLines().length > whole) {
+      whole = requestLines().length;
+      await sleep(sendTimeoutMs / 4);
+    }
+    socket.resetAndDestroy();
+    await until(() => requestLines().length === count);
+    expect(requestLines().map((line) => line.status)).toEqual([
+      ...Array(whole).fill(200),
+      ...Array(count - whole).fill(499),
+    ]);
+    expect(sendTimeoutLines().length).toBe(timeoutsBefore);
   });
 });
 
