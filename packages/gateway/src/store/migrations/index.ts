@@ -12,6 +12,7 @@ import * as unownedHistory from "./0009_unowned_history.ts";
 import * as connectSessionsExpiry from "./0010_connect_sessions_expiry.ts";
 import * as consoleEmailsNfc from "./0011_console_emails_nfc.ts";
 import * as connectionsDeleted from "./0012_connections_deleted.ts";
+import * as deliveriesEndpointDue from "./0013_deliveries_endpoint_due.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_accounts_and_keys": accountsAndKeys,
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   "0010_connect_sessions_expiry": connectSessionsExpiry,
   "0011_console_emails_nfc": consoleEmailsNfc,
   "0012_connections_deleted": connectionsDeleted,
+  "0013_deliveries_endpoint_due": deliveriesEndpointDue,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
