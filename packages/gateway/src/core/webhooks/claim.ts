@@ -1,7 +1,7 @@
 // Claiming due deliveries: one UPDATE that leases them to this worker and counts the attempt. On PostgreSQL the
 // candidate rows are locked with FOR UPDATE SKIP LOCKED so that workers on several nodes never take the same row;
 // on SQLite the statement is atomic by itself. A lease that runs out (the worker died) makes the row due again.
-import { type Kysely, sql } from "kysely";
+import { type Compilable, type Kysely, type RawBuilder, sql } from "kysely";
 import type { StoreKind } from "../../store/database.ts";
 import { precompile } from "../../store/precompiled.ts";
 import type { Database, WebhookDeliveriesTable } from "../../store/schema.ts";
@@ -16,24 +16,30 @@ export type ClaimDueDeliveries = (input: {
 
 /**
  * The claim statement of one store, compiled once per count of excluded endpoints (the worker runs it for every
- * batch). The exclusion is a filter on the rows scanned, applied before the limit and, on PostgreSQL, before the rows
- * are locked: a row skipped because another node locks it does not take the place of one that could be claimed.
+ * batch). The exclusion is a filter applied before the limit and, on PostgreSQL, before the rows are locked: a row
+ * skipped because another node locks it does not take the place of one that could be claimed.
+ *
+ * Without an excluded endpoint, the claim reads the store's index of due deliveries from the oldest. With some, it
+ * reads none of their rows, however many are due (a receiver that hangs with a large backlog is passed over at each
+ * claim), and walks the index of pending rows by endpoint instead (claimPassingOver). What it claims is what the first
+ * form would claim with those endpoints left out.
  */
 export function claimDueDeliveries(db: Kysely<Database>, kind: StoreKind): ClaimDueDeliveries {
   const compile = (excluded: number) =>
     precompile<string, Database>(db, (p) => {
+      if (excluded > 0) {
+        const ids = Array.from({ length: excluded }, (_, index) => p(`endpoint${index}`));
+        return claimPassingOver(db, kind, p, ids);
+      }
       let due = db
         .selectFrom("webhook_deliveries")
         .select("id")
         // A literal, not a parameter: only then can SQLite's planner use the partial index of pending rows.
         .where("status", "=", sql.lit("pending"))
         .where("next_attempt_at", "<=", p("now"))
-        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", p("now"))]));
-      if (excluded > 0) {
-        const ids = Array.from({ length: excluded }, (_, index) => p(`endpoint${index}`));
-        due = due.where("endpoint_id", "not in", ids);
-      }
-      due = due.orderBy("next_attempt_at").limit(p("limit"));
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", p("now"))]))
+        .orderBy("next_attempt_at")
+        .limit(p("limit"));
       if (kind === "postgres") due = due.forUpdate().skipLocked();
       return db
         .updateTable("webhook_deliveries")
@@ -54,6 +60,86 @@ export function claimDueDeliveries(db: Kysely<Database>, kind: StoreKind): Claim
     });
     return (await statement(values)).rows as WebhookDeliveriesTable[];
   };
+}
+
+/**
+ * The claim that passes over some endpoints, in three steps, each a seek per endpoint in the index of pending rows by
+ * endpoint, then due time and id:
+ *
+ * - the endpoints with pending deliveries, by a skip scan of that index (each step seeks past the endpoint before),
+ *   not from the endpoints' table: a delivery whose endpoint was deleted meanwhile is still claimed, and ended
+ *   (endWithoutEndpoint);
+ * - of those not excluded, the `limit` whose oldest due row is oldest: the rows to claim are all theirs (an endpoint
+ *   whose oldest due row comes after `limit` others' has none of the `limit` oldest);
+ * - of each of these, its oldest due rows, up to the limit, and of all those the oldest up to the limit. On
+ *   PostgreSQL the rows are locked there, skipping rows another node locks, so that such a row does not take the
+ *   place of one that could be claimed. The second step locks nothing, so that only rows claimed are locked: an
+ *   oldest row that another node is claiming at that moment still counts for its endpoint, which may then give fewer
+ *   rows than the endpoint it kept out would have (with more endpoints due than the limit, and claims at once only).
+ *
+ * A claim thus reads, beside a seek per endpoint with pending deliveries and the rows leases hold, at most `limit`
+ * rows of each of `limit` endpoints, and none of an endpoint excluded. Rows due at the same millisecond are taken in the order of their ids. SQLite has
+ * no LATERAL: the rows of each endpoint are a correlated subquery in a join's condition.
+ */
+function claimPassingOver(
+  db: Kysely<Database>,
+  kind: StoreKind,
+  p: (name: string) => never,
+  excluded: readonly never[],
+): Compilable {
+  const postgres = kind === "postgres";
+  const endpoints = sql`pending_endpoints (endpoint_id) as (
+      select (select min(endpoint_id) from webhook_deliveries where status = 'pending')
+      union all
+      select (
+        select min(next.endpoint_id) from webhook_deliveries as next
+        where next.status = 'pending' and next.endpoint_id > pending_endpoints.endpoint_id
+      )
+      from pending_endpoints where pending_endpoints.endpoint_id is not null
+    )`;
+  /** An endpoint's oldest due rows, up to `limit`, that no lease holds. */
+  const dueOf = (endpoint: RawBuilder<unknown>, limit: unknown) => {
+    // On PostgreSQL the due time's bound is a row comparison that leads with the endpoint: only the index by endpoint
+    // serves it. Given `next_attempt_at <= now`, the planner may walk the index of due rows instead and filter on the
+    // endpoint, as if each endpoint's rows were spread evenly over it: every due row older than the endpoint's own is
+    // read, a passed-over backlog among them. SQLite's planner takes the index by endpoint for the plain bound, not
+    // for the row comparison.
+    const bound = postgres
+      ? sql`(own.endpoint_id, own.next_attempt_at) <= (${endpoint}, ${p("now")})`
+      : sql`own.next_attempt_at <= ${p("now")}`;
+    // PostgreSQL's lateral subquery gives the order's columns; SQLite's, in an IN, the id only.
+    return sql`select ${postgres ? sql`own.id, own.next_attempt_at` : sql`own.id`} from webhook_deliveries as own
+      where own.status = 'pending' and own.endpoint_id = ${endpoint} and ${bound}
+        and (own.lease_until is null or own.lease_until <= ${p("now")})
+      order by own.next_attempt_at, own.id
+      limit ${limit}`;
+  };
+  /** `from` joined to the oldest due rows, up to `limit`, of each of its endpoints, as `due` (locked, if `lock`). */
+  const walk = (from: string, limit: unknown, lock: boolean) => {
+    const endpoint = sql.ref(`${from}.endpoint_id`);
+    return postgres
+      ? sql`${sql.table(from)} cross join lateral (${dueOf(endpoint, limit)}${lock ? sql` for update skip locked` : sql``}) as due`
+      : sql`${sql.table(from)} join webhook_deliveries as due on due.id in (${dueOf(endpoint, limit)})`;
+  };
+  const heads = sql`heads (endpoint_id) as (
+      select pending_endpoints.endpoint_id from ${walk("pending_endpoints", 1, false)}
+      where pending_endpoints.endpoint_id is not null
+        and pending_endpoints.endpoint_id not in (${sql.join(excluded)})
+      order by due.next_attempt_at, due.id
+      limit ${p("limit")}
+    )`;
+  const due = sql`select due.id from ${walk("heads", p("limit"), true)}
+      order by due.next_attempt_at, due.id
+      limit ${p("limit")}`;
+  // On PostgreSQL the ids claimed are an array, computed once: each row is then found by its key. As `id in (…)`, the
+  // planner may join the subquery's rows, which it cannot count, against a scan of the whole table.
+  const claimed = postgres ? sql`id = any(array(${due}))` : sql`id in (${due})`;
+  const statement = sql`with recursive ${endpoints}, ${heads}
+    update webhook_deliveries
+    set lease_until = ${p("leaseUntil")}, attempt_count = attempt_count + 1
+    where ${claimed}
+    returning *`;
+  return { compile: () => statement.compile(db) };
 }
 
 /**
