@@ -4,6 +4,7 @@ const benchmarks: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   operations: () => import("./operations/index.ts"),
   "operations-instructions": () => import("./operations/instructions.ts"),
   webhooks: () => import("./webhooks/index.ts"),
+  "webhooks-claim-scan": () => import("./webhooks/claim-scan.ts"),
   "idempotency-and-limits": () => import("./idempotency-and-limits/index.ts"),
   "idempotency-and-limits-instructions": () => import("./idempotency-and-limits/instructions.ts"),
 };
