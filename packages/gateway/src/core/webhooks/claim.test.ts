@@ -224,8 +224,8 @@ describe("a claim of due deliveries", () => {
       );
     } else {
       const read = await rowsReadOnPostgres(statement);
-      // Seeks from endpoint to endpoint (4, and one past the last), the 9 rows due to the others, and the 9 claimed:
-      // the 2,000 rows of the backlog are not among them.
+      // Seeks from endpoint to endpoint (4, and one past the last), the oldest due row of each other endpoint (3), their
+      // 9 due rows, and the 9 claimed (35 in all): the 2,000 rows of the backlog are not among them (before: 4,027).
       expect(read).toBeLessThan(50);
     }
   });
