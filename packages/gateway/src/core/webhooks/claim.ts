@@ -1,6 +1,6 @@
-// Claiming due deliveries: one UPDATE that leases them to this worker and counts the attempt. On PostgreSQL the
-// candidate rows are locked with FOR UPDATE SKIP LOCKED so that workers on several nodes never take the same row;
-// on SQLite the statement is atomic by itself. A lease that runs out (the worker died) makes the row due again.
+// Claiming due deliveries: an UPDATE that leases them to this worker and counts the attempt (two, when a claim passes
+// over endpoints and the first does not find enough). On PostgreSQL the candidate rows are locked with FOR UPDATE
+// SKIP LOCKED so that workers on several nodes never take the same row; on SQLite each statement is atomic by itself. A lease that runs out (the worker died) makes the row due again.
 import { type Compilable, type Kysely, type RawBuilder, sql } from "kysely";
 import type { StoreKind } from "../../store/database.ts";
 import { precompile } from "../../store/precompiled.ts";
@@ -15,22 +15,38 @@ export type ClaimDueDeliveries = (input: {
 }) => Promise<WebhookDeliveriesTable[]>;
 
 /**
- * The claim statement of one store, compiled once per count of excluded endpoints (the worker runs it for every
+ * Due rows a claim that passes over endpoints reads in due order, at most, before it walks the pending rows endpoint
+ * by endpoint instead.
+ */
+export const claimWindow = 1_000;
+
+/**
+ * The claim of one store, its statements compiled once per count of excluded endpoints (the worker claims for every
  * batch). The exclusion is a filter applied before the limit and, on PostgreSQL, before the rows are locked: a row
  * skipped because another node locks it does not take the place of one that could be claimed.
  *
  * Without an excluded endpoint, the claim reads the store's index of due deliveries from the oldest. With some, it
- * reads none of their rows, however many are due (a receiver that hangs with a large backlog is passed over at each
- * claim), and walks the index of pending rows by endpoint instead (claimPassingOver). What it claims is what the first
- * form would claim with those endpoints left out.
+ * reads at most `window` rows of that index (claimWindowed): when they hold enough rows to claim, as when the
+ * endpoints passed over have few due, that is the claim. Otherwise (a receiver that hangs with a large backlog is
+ * passed over) it claims the rest walking the index of pending rows by endpoint, which reads none of the rows of an
+ * endpoint passed over (claimPassingOver); the rows the first statement claimed are leased by then, and not taken
+ * again. Either way, what it claims is what the first form would claim with those endpoints left out.
  */
-export function claimDueDeliveries(db: Kysely<Database>, kind: StoreKind): ClaimDueDeliveries {
-  const compile = (excluded: number) =>
-    precompile<string, Database>(db, (p) => {
-      if (excluded > 0) {
-        const ids = Array.from({ length: excluded }, (_, index) => p(`endpoint${index}`));
-        return claimPassingOver(db, kind, p, ids);
-      }
+export function claimDueDeliveries(
+  db: Kysely<Database>,
+  kind: StoreKind,
+  window: number = claimWindow,
+): ClaimDueDeliveries {
+  const compile = (excluded: number) => {
+    const ids = (p: (name: string) => never) =>
+      Array.from({ length: excluded }, (_, index) => p(`endpoint${index}`)) as never[];
+    if (excluded > 0) {
+      return {
+        windowed: precompile<string, Database>(db, (p) => claimWindowed(db, kind, p, ids(p))),
+        passingOver: precompile<string, Database>(db, (p) => claimPassingOver(db, kind, p, ids(p))),
+      };
+    }
+    const plain = precompile<string, Database>(db, (p) => {
       let due = db
         .selectFrom("webhook_deliveries")
         .select("id")
@@ -47,19 +63,70 @@ export function claimDueDeliveries(db: Kysely<Database>, kind: StoreKind): Claim
         .where("id", "in", due)
         .returningAll();
     });
+    return { plain };
+  };
   const byExcluded = new Map<number, ReturnType<typeof compile>>();
   return async ({ now, leaseMs, limit, excludedEndpoints = [] }) => {
-    let statement = byExcluded.get(excludedEndpoints.length);
-    if (!statement) {
-      statement = compile(excludedEndpoints.length);
-      byExcluded.set(excludedEndpoints.length, statement);
+    let statements = byExcluded.get(excludedEndpoints.length);
+    if (!statements) {
+      statements = compile(excludedEndpoints.length);
+      byExcluded.set(excludedEndpoints.length, statements);
     }
-    const values: Record<string, unknown> = { now, leaseUntil: now + leaseMs, limit };
+    const values: Record<string, unknown> = { now, leaseUntil: now + leaseMs, limit, window };
     excludedEndpoints.forEach((id, index) => {
       values[`endpoint${index}`] = id;
     });
-    return (await statement(values)).rows as WebhookDeliveriesTable[];
+    if ("plain" in statements) return (await statements.plain(values)).rows as WebhookDeliveriesTable[];
+    // The second statement passes by the rows the first claimed because they are leased: with a lease of 0 they would
+    // be due still, and taken again. The walk by endpoint alone claims the same.
+    if (leaseMs <= 0) return (await statements.passingOver(values)).rows as WebhookDeliveriesTable[];
+    const first = (await statements.windowed(values)).rows as WebhookDeliveriesTable[];
+    if (first.length >= limit) return first;
+    const rest = await statements.passingOver({ ...values, limit: limit - first.length });
+    return [...first, ...(rest.rows as WebhookDeliveriesTable[])];
   };
+}
+
+/**
+ * The claim that passes over some endpoints, in the order of the index of due rows, reading at most `window` of them.
+ * Exact when it takes `limit` rows: the rows after the window are due no sooner. On PostgreSQL the rows of the window
+ * are matched again in the table, where they are locked and their state checked anew (a row another node claimed
+ * meanwhile is not taken), the window's own rows never locked.
+ */
+function claimWindowed(
+  db: Kysely<Database>,
+  kind: StoreKind,
+  p: (name: string) => never,
+  excluded: readonly never[],
+): Compilable {
+  const scanned = sql`select id, endpoint_id, next_attempt_at, lease_until from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= ${p("now")}
+      order by next_attempt_at
+      limit ${p("window")}`;
+  const eligible = (table: string) => {
+    const column = (name: string) => sql.ref(`${table}.${name}`);
+    return sql`${column("endpoint_id")} not in (${sql.join(excluded)})
+        and (${column("lease_until")} is null or ${column("lease_until")} <= ${p("now")})`;
+  };
+  const due =
+    kind === "postgres"
+      ? sql`select claimable.id from (${scanned}) as scanned
+          join webhook_deliveries as claimable on claimable.id = scanned.id
+          where ${eligible("scanned")} and ${eligible("claimable")}
+            and claimable.status = 'pending' and claimable.next_attempt_at <= ${p("now")}
+          order by scanned.next_attempt_at
+          limit ${p("limit")}
+          for update of claimable skip locked`
+      : sql`select scanned.id from (${scanned}) as scanned
+          where ${eligible("scanned")}
+          order by scanned.next_attempt_at
+          limit ${p("limit")}`;
+  const claimed = kind === "postgres" ? sql`id = any(array(${due}))` : sql`id in (${due})`;
+  const statement = sql`update webhook_deliveries
+    set lease_until = ${p("leaseUntil")}, attempt_count = attempt_count + 1
+    where ${claimed}
+    returning *`;
+  return { compile: () => statement.compile(db) };
 }
 
 /**

@@ -66,8 +66,8 @@ const wakeWindowMs = 250;
 /**
  * The polls of a wake's window come 10 ms after the wake, then 20, 40 and 80 ms apart: a transaction that commits
  * at once is seen within 10 ms, and a wake costs five or six claims, not 25. A claim that passes over an endpoint
- * holding its share reads none of that endpoint's due rows (claim.ts), but seeks once per endpoint with pending
- * deliveries.
+ * holding its share reads at most a window of that endpoint's due rows (claim.ts), but when the window holds too few
+ * rows to claim, it seeks once per endpoint with pending deliveries.
  */
 const wakePollMs = (poll: number) => 10 * 2 ** Math.min(poll, 3);
 
@@ -87,8 +87,8 @@ export class WebhookWorker {
   private endpointsFreed = 0;
   /**
    * The last claim that came back short: nothing else was due outside the endpoints it excluded. While no wake came and
-   * no poll interval passed, a claim that excludes at least those is not made again: it would only seek through the
-   * endpoints with pending deliveries to find nothing.
+   * no poll interval passed, a claim that excludes at least those is not made again: it would only read its window and
+   * seek through the endpoints with pending deliveries to find nothing.
    */
   private exhausted: { excluded: ReadonlySet<string>; wakes: number; at: number } | undefined;
   /** Polls that failed in a row (the store unreachable): the first is logged, and the recovery. */
