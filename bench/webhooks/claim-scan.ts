@@ -130,9 +130,10 @@ async function measureCase(kind: BenchStore, backlog: number): Promise<Case> {
     else await sql`ANALYZE`.execute(db);
 
     const claim = claimDueDeliveries(db, kind);
-    // A lease of 0 ms and a clock one ms further at each claim: the rows claimed are due again at the next one.
+    // A lease of 1 ms and a clock 2 ms further at each claim: the rows claimed are due again at the next one. (With a
+    // lease of 0 the claim would skip its window in due order, which takes the rows it leases for a while.)
     let now = start;
-    const run = () => claim({ now: now++, leaseMs: 0, limit, excludedEndpoints: ["ep_busy"] });
+    const run = () => claim({ now: (now += 2), leaseMs: 1, limit, excludedEndpoints: ["ep_busy"] });
     for (let index = 0; index < 20; index++) await run();
     const times: number[] = [];
     let claimed = 0;
@@ -142,11 +143,15 @@ async function measureCase(kind: BenchStore, backlog: number): Promise<Case> {
       times.push(performance.now() - began);
     }
     const result: Case = { store: kind, backlog, medianMs: median(times), claimed };
+    // The statements of one claim (one, or the window in due order and then the walk by endpoint), taken from a claim
+    // rolled back, then explained in order in another transaction rolled back: each sees what it saw in the claim.
     target.statements.length = 0;
-    await run();
-    const statement = target.statements.at(-1) as CompiledQuery;
-    if (kind === "postgres") result.explain = await explainAnalyze(db, statement);
-    if (process.env.BENCH_PRINT_PLANS) await printPlan(db, kind, backlog, statement);
+    await rolledBack(db, (trx) =>
+      claimDueDeliveries(trx, kind)({ now: (now += 2), leaseMs: 1, limit, excludedEndpoints: ["ep_busy"] }),
+    );
+    const statements = target.statements.filter((statement) => /^\s*(with|update)\b/i.test(statement.sql));
+    if (kind === "postgres") result.explain = await explainAnalyze(db, statements);
+    if (process.env.BENCH_PRINT_PLANS) await printPlans(db, kind, backlog, statements);
     return result;
   } finally {
     await target.close();
@@ -172,47 +177,58 @@ export function rowsRead(node: PlanNode): number {
   return rows;
 }
 
-/** EXPLAIN ANALYZE of the claim as it ran, in a transaction rolled back. */
-async function explainAnalyze(db: Kysely<Database>, statement: CompiledQuery) {
-  let explained: { rowsRead: number; executionMs: number } | undefined;
-  await db
-    .transaction()
-    .execute(async (trx) => {
+/** EXPLAIN ANALYZE of the claim's statements as they ran, in a transaction rolled back: rows read, time, summed. */
+async function explainAnalyze(db: Kysely<Database>, statements: readonly CompiledQuery[]) {
+  const explained = { rowsRead: 0, executionMs: 0 };
+  await rolledBack(db, async (trx) => {
+    for (const statement of statements) {
       const { rows } = await trx.executeQuery<{ "QUERY PLAN": [{ Plan: PlanNode; "Execution Time": number }] }>(
         CompiledQuery.raw(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
       );
       const [plan] = rows[0]?.["QUERY PLAN"] ?? [];
-      if (plan) explained = { rowsRead: rowsRead(plan.Plan), executionMs: plan["Execution Time"] };
+      if (!plan) throw new Error("no plan");
+      explained.rowsRead += rowsRead(plan.Plan);
+      explained.executionMs += plan["Execution Time"];
+    }
+  });
+  return explained;
+}
+
+/** Runs `work` in a transaction, then rolls it back. */
+async function rolledBack(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<unknown>) {
+  await db
+    .transaction()
+    .execute(async (trx) => {
+      await work(trx);
       throw new RollBack();
     })
     .catch((err: unknown) => {
       if (!(err instanceof RollBack)) throw err;
     });
-  if (!explained) throw new Error("no plan");
-  return explained;
 }
 
 class RollBack extends Error {}
 
-/** BENCH_PRINT_PLANS=1: the claim's plan, as EXPLAIN ANALYZE (rolled back) or EXPLAIN QUERY PLAN gives it. */
-async function printPlan(db: Kysely<Database>, kind: BenchStore, backlog: number, statement: CompiledQuery) {
+/** BENCH_PRINT_PLANS=1: the claim's plans, as EXPLAIN ANALYZE (rolled back) or EXPLAIN QUERY PLAN gives them. */
+async function printPlans(
+  db: Kysely<Database>,
+  kind: BenchStore,
+  backlog: number,
+  statements: readonly CompiledQuery[],
+) {
   const lines: string[] = [];
-  await db
-    .transaction()
-    .execute(async (trx) => {
+  await rolledBack(db, async (trx) => {
+    for (const statement of statements) {
       const prefix = kind === "postgres" ? "EXPLAIN (ANALYZE, COSTS OFF)" : "EXPLAIN QUERY PLAN";
       const { rows } = await trx.executeQuery<Record<string, unknown>>(
         CompiledQuery.raw(`${prefix} ${statement.sql}`, [...statement.parameters]),
       );
       for (const row of rows) lines.push(String(kind === "postgres" ? row["QUERY PLAN"] : row.detail));
-      throw new RollBack();
-    })
-    .catch((err: unknown) => {
-      if (!(err instanceof RollBack)) throw err;
-    });
+      lines.push("");
+    }
+  });
   console.log(`\n${kind}, backlog ${backlog}:\n${lines.join("\n")}`);
 }
-
 export async function run(): Promise<void> {
   const rows: Record<string, string | number>[] = [];
   for (const kind of benchStores()) {
