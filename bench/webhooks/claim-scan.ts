@@ -133,7 +133,11 @@ async function measureCase(kind: BenchStore, backlog: number): Promise<Case> {
     // A lease of 1 ms and a clock 2 ms further at each claim: the rows claimed are due again at the next one. (With a
     // lease of 0 the claim would skip its window in due order, which takes the rows it leases for a while.)
     let now = start;
-    const run = () => claim({ now: (now += 2), leaseMs: 1, limit, excludedEndpoints: ["ep_busy"] });
+    const later = () => {
+      now += 2;
+      return now;
+    };
+    const run = () => claim({ now: later(), leaseMs: 1, limit, excludedEndpoints: ["ep_busy"] });
     for (let index = 0; index < 20; index++) await run();
     const times: number[] = [];
     let claimed = 0;
@@ -147,7 +151,7 @@ async function measureCase(kind: BenchStore, backlog: number): Promise<Case> {
     // rolled back, then explained in order in another transaction rolled back: each sees what it saw in the claim.
     target.statements.length = 0;
     await rolledBack(db, (trx) =>
-      claimDueDeliveries(trx, kind)({ now: (now += 2), leaseMs: 1, limit, excludedEndpoints: ["ep_busy"] }),
+      claimDueDeliveries(trx, kind)({ now: later(), leaseMs: 1, limit, excludedEndpoints: ["ep_busy"] }),
     );
     const statements = target.statements.filter((statement) => /^\s*(with|update)\b/i.test(statement.sql));
     if (kind === "postgres") result.explain = await explainAnalyze(db, statements);
