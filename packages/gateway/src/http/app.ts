@@ -271,6 +271,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (request.observed) return;
     request.observed = true;
     (request.raw.socket as Connection | null)?.[requestsInFlight]?.delete(request);
+    // A request refused before the pipelining gate (by the router, or by a hook before its body is read: 401, no Host)
+    // never took its earlier answer: dropped here, or each answer would hold the one before it, and the connection,
+    // through its latest, every request it was sent.
+    (request.raw as ReceivedMessage)[answerBefore] = undefined;
     for (const observer of observers) {
       try {
         observer(request, outcome);
