@@ -87,3 +87,24 @@ it("closes a connection that sent nothing within the request timeout without an 
   const metrics = await (await fetch(`${t.url}/metrics`)).text();
   expect(metrics).not.toMatch(/operation="unread"/);
 });
+
+it("gives the 400 of a body that stopped arriving the RateLimit headers of the request it counted", async () => {
+  // One a minute: no token comes back while the test runs. A burst of 5.
+  const created = await t.call("platform", "create_api_key", {
+    scopes: ["*"],
+    rate_limit: { per_minute: 1, burst: 5 },
+  });
+  const { key } = ((await created.json()) as { data: { key: string } }).data;
+  const answer = await rawExchange(
+    t.url,
+    `POST /v1/opendata/lookup_postal_code HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+      "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+  );
+  expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
+  const head = answer.slice(0, answer.indexOf("\r\n\r\n")).split("\r\n");
+  expect(head).toContain('ratelimit-policy: "default";q=1;w=60');
+  expect(head).toContain('ratelimit: "default";r=4;t=60');
+  // It was counted: the next request has one token fewer.
+  const next = await fetch(`${t.url}/v1/operations`, { headers: { authorization: `Bearer ${key}` } });
+  expect(next.headers.get("ratelimit")).toMatch(/^"default";r=3;t=\d+$/);
+});

@@ -28,6 +28,7 @@ import { logSerializers } from "./log-serializers.ts";
 import type { Metrics } from "./metrics.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { operatorRoutes, type Readiness } from "./operator.ts";
+import { rateLimitHeaderNames } from "./rate-limit/index.ts";
 import { sentMoreThanOnce } from "./raw-headers.ts";
 import { requestLogObserver } from "./request-log.ts";
 import { sendTimeoutWatch } from "./send-timeout.ts";
@@ -126,12 +127,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // A request whose body was still arriving (it stopped, or its chunked framing broke) is answered under its own
       // id and observed as the 400 it got, not as a client that went away (499) beside a request never read. One
       // whose client ended the connection before the body did went away: it is observed as 499 when it closes.
-      const request = requestBeingReceived(socket as Socket);
+      const reply = replyBeingReceived(socket as Socket);
+      const request = reply?.request;
       if (request === undefined) {
         const requestId = `req_${nextRequestId()}`;
         refusedUnread(requestId, answerClientError(error, socket, requestId));
       } else if (
-        answerClientError(error, socket, request.id) !== undefined &&
+        // Counted by the rate limiter before its body broke off, it has the limiter's headers, as every answer of it.
+        answerClientError(error, socket, request.id, headersOf(reply!, rateLimitHeaderNames)) !== undefined &&
         (error as NodeJS.ErrnoException).code !== "HPE_INVALID_EOF_STATE"
       ) {
         observe(request, { status: 400, latencyMs: performance.now() - request.startedAt });
@@ -153,13 +156,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.metrics.requests.inc({ provider: "-", operation: "unread", status: 400 });
   }
 
-  // The request each raw request became, for the parser's errors that arrive while its body does. A property of
+  // The reply of the request each raw request became, for the parser's errors that arrive while its body does. A property of
   // the raw request, which every request sets alike, costs less per request than an entry in a WeakMap.
-  function requestBeingReceived(socket: Socket): FastifyRequest | undefined {
+  function replyBeingReceived(socket: Socket): FastifyReply | undefined {
     const received = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage?.req as
       | ReceivedMessage
       | undefined;
-    return received && !received.complete ? received[requestOfRaw] : undefined;
+    return received && !received.complete ? received[replyOfRaw] : undefined;
   }
 
   const routes: { method: string; pattern: RegExp }[] = [];
@@ -225,7 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   function received(request: FastifyRequest, reply: FastifyReply): void {
     request.startedAt = performance.now();
     const raw = request.raw as ReceivedMessage;
-    raw[requestOfRaw] = request;
+    raw[replyOfRaw] = reply;
     const socket = raw.socket as Connection;
     unanswered(socket).add(request);
     raw[answerBefore] = socket[latestAnswer];
@@ -373,7 +376,17 @@ function requestMetrics(metrics: Metrics): RequestObserver {
   };
 }
 
-const requestOfRaw = Symbol("gateway request");
+/** The headers of `names` that the reply has so far, as name and value. */
+function headersOf(reply: FastifyReply, names: readonly string[]): [string, string][] {
+  const found: [string, string][] = [];
+  for (const name of names) {
+    const value = reply.getHeader(name);
+    if (typeof value === "string") found.push([name, value]);
+  }
+  return found;
+}
+
+const replyOfRaw = Symbol("gateway reply");
 const requestsInFlight = Symbol("requests in flight");
 const latestAnswer = Symbol("latest answer");
 const answerBefore = Symbol("answer before");
@@ -385,6 +398,6 @@ type Connection = Socket & {
   [destroyedBySendTimeout]?: boolean;
 };
 type ReceivedMessage = IncomingMessage & {
-  [requestOfRaw]?: FastifyRequest;
+  [replyOfRaw]?: FastifyReply;
   [answerBefore]?: ServerResponse | undefined;
 };

@@ -164,7 +164,12 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
  * envelope and a fresh request id, and the connection closed, as the parser cannot find where a next request starts.
  * Answers the message it sent, if any.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, requestId: string): string | undefined {
+export function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Socket,
+  requestId: string,
+  headers: readonly (readonly [string, string])[] = [],
+): string | undefined {
   if (error.code === "ECONNRESET" || socket.destroyed) return undefined;
   if (closeAfterEarlierAnswer(socket)) return undefined;
   const message =
@@ -174,7 +179,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
       : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? "The request was not received completely in time"
         : "The request is not valid HTTP/1.1";
-  const sent = writeRawError(socket, requestId, message);
+  const sent = writeRawError(socket, requestId, message, headers);
   socket.destroy(error);
   return sent;
 }
@@ -224,8 +229,16 @@ function closeAfterEarlierAnswer(socket: Socket): boolean {
   return true;
 }
 
-/** The envelope of a 400 written straight to the socket, for requests that never became Fastify requests. */
-function writeRawError(socket: Socket, requestId: string, message: string): string | undefined {
+/**
+ * The envelope of a 400 written straight to the socket, for requests that never became Fastify requests or whose body
+ * broke off; `headers` are those the request's answer already had (its RateLimit headers, once it was counted).
+ */
+function writeRawError(
+  socket: Socket,
+  requestId: string,
+  message: string,
+  headers: readonly (readonly [string, string])[] = [],
+): string | undefined {
   if (!socket.writable) return undefined;
   const body = JSON.stringify(errorEnvelope(invalidRequest(message), requestId));
   socket.write(
@@ -233,6 +246,7 @@ function writeRawError(socket: Socket, requestId: string, message: string): stri
       "content-type: application/json; charset=utf-8\r\n" +
       `content-length: ${Buffer.byteLength(body)}\r\n` +
       `x-request-id: ${requestId}\r\n` +
+      headers.map(([name, value]) => `${name}: ${value}\r\n`).join("") +
       "connection: close\r\n\r\n" +
       body,
   );

@@ -19,6 +19,9 @@ export interface RateLimitDeps {
   metrics: Pick<Metrics, "rateLimitFailOpen">;
 }
 
+/** The headers the limiter gives an answer, for an answer written without Fastify (a body that broke off). */
+export const rateLimitHeaderNames = ["ratelimit-policy", "ratelimit"] as const;
+
 export const policyHeader = (policy: RateLimitPolicy) => `"default";q=${policy.perMinute};w=60`;
 
 export const limitHeader = (remaining: number, seconds: number) => `"default";r=${remaining};t=${seconds}`;
