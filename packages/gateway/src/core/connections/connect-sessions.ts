@@ -9,7 +9,7 @@ import { purgeInBatches, rowsByTime, type Stopping } from "../../store/batched-p
 import type { ConnectSessionsTable, Database } from "../../store/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { MasterKeyWatch } from "../crypto/master-key-watch.ts";
-import type { SecretBox } from "../crypto/secret-box.ts";
+import { SealedValueDoesNotOpen, type SecretBox } from "../crypto/secret-box.ts";
 import { type BrokenRule, brokenRuleError, GatewayError } from "../errors.ts";
 import { randomBase62 } from "../ids.ts";
 import { printable } from "../printable.ts";
@@ -39,7 +39,7 @@ export interface ConnectSessionDeps {
   clock: Clock;
   secretBox: SecretBox;
   /** Whether this node's master keys still open the store's secrets (core/crypto/master-key-watch.ts). */
-  masterKeys?: Pick<MasterKeyWatch, "explain"> | undefined;
+  masterKeys?: Pick<MasterKeyWatch, "check"> | undefined;
   publicUrl: string;
   connections: Connections;
   oauthClient(providerId: string): ProviderOAuthClient | undefined;
@@ -141,15 +141,17 @@ export class ConnectSessions {
 
   /**
    * A sealed value (the session's PKCE verifier, the token of the connection it would replace), opened, or undefined
-   * when it does not open; throws this node's refusal when it does not open because the store's records refuse this
-   * node's keys.
+   * when it does not open and the store's records accept this node's keys (altered); throws this node's refusal when
+   * they refuse them, and the store's error when it cannot say (nothing is done then either: the same callback
+   * through a node that holds the key, or again once the store answers, completes the flow).
    */
   private async openedUnlessRefused(sealed: string): Promise<string | undefined> {
     try {
       return this.deps.secretBox.open(sealed);
     } catch (error) {
-      const explained = await this.deps.masterKeys?.explain(error);
-      if (explained instanceof GatewayError) throw explained;
+      if (!(error instanceof SealedValueDoesNotOpen)) return undefined;
+      const refusal = await this.deps.masterKeys?.check();
+      if (refusal) throw refusal;
       return undefined;
     }
   }

@@ -6,7 +6,7 @@
 // finish is left, untouched, for a node that can. (SQLite and PostgreSQL.)
 import { createHash, randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
-import { afterEach, expect, it } from "vitest";
+import { afterEach, expect, it, vi } from "vitest";
 import {
   connect,
   createSession,
@@ -19,7 +19,7 @@ import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
 import { type Receiver, startReceiver } from "../../../test/webhooks/receiver.ts";
 import { hmac } from "../../../test/webhooks/setup.ts";
 import { FormBrowser, formsOf } from "../../cli/form-browser.ts";
-import { lacksStoreKey } from "./master-key-watch.ts";
+import { lacksStoreKey, MasterKeyWatch } from "./master-key-watch.ts";
 import { resealSecrets } from "./reseal.ts";
 
 const fastWorker = { GATEWAY_WEBHOOK_ALLOW_PRIVATE: "1", GATEWAY_WEBHOOK_POLL_INTERVAL_MS: "20" };
@@ -328,4 +328,37 @@ it("leaves a connect callback that would replace a connection whose token it can
   expect(errorsLogged()).toEqual([
     { msg: watchSaid, reason: expect.stringContaining("GATEWAY_MASTER_KEY lacks a key") },
   ]);
+});
+
+it("leaves such a callback as it was when the store cannot say whether it refuses the node's keys", async () => {
+  const { setup, stale, rotated } = await rotationUnderWay();
+  const { connection: old } = await connect(rotated, "watch_unsaid");
+  const oldAccess = rotated.gateway.core.secretBox.open((await rawConnection(setup.t, old.id)).access_token ?? "");
+  const me = () =>
+    fetch(`${setup.sandboxUrl}/api/v2/me`, { headers: { authorization: `Bearer ${oldAccess}` } }).then((r) => r.status);
+  const session = await createSession(stale, "watch_unsaid");
+  const { callback, cookie } = await upToCallback(session.connect_url);
+  const url = new URL(callback);
+  url.host = new URL(stale.url).host;
+  // The old connection's token does not open on the stale node, and the store fails the check that would say why.
+  const check = vi
+    .spyOn(MasterKeyWatch.prototype, "check")
+    .mockRejectedValueOnce(new Error("the store did not answer"));
+  try {
+    const answer = await fetch(url, { headers: { cookie, accept: "text/html" }, redirect: "manual" });
+    expect(answer.status).toBe(500);
+    expect(check).toHaveBeenCalledTimes(1);
+  } finally {
+    check.mockRestore();
+  }
+  // Not taken for an altered token: nothing done, the session left for the browser to come back through a node.
+  const { db } = setup.t.gateway.core.store;
+  const sessionRow = await db
+    .selectFrom("connect_sessions")
+    .select(["status", "failure"])
+    .where("token_hash", "=", createHash("sha256").update(session.token).digest("hex"))
+    .executeTakeFirstOrThrow();
+  expect(sessionRow).toEqual({ status: "started", failure: null });
+  expect((await rawConnection(setup.t, old.id)).status).toBe("active");
+  expect(await me()).toBe(200);
 });
