@@ -362,3 +362,26 @@ it("leaves such a callback as it was when the store cannot say whether it refuse
   expect((await rawConnection(setup.t, old.id)).status).toBe("active");
   expect(await me()).toBe(200);
 });
+
+it("deletes nothing on such a node when the store cannot say whether it refuses the node's keys", async () => {
+  const { setup, stale, connection, reseal } = await rotationUnderWay();
+  await reseal();
+  const check = vi
+    .spyOn(MasterKeyWatch.prototype, "check")
+    .mockRejectedValueOnce(new Error("the store did not answer"));
+  try {
+    const answer = await fetch(`${stale.url}/v1/platform/delete_connection`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${setup.t.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ connection_id: connection.id }),
+    });
+    expect(answer.status).toBe(500);
+    expect(check).toHaveBeenCalledTimes(1);
+  } finally {
+    check.mockRestore();
+  }
+  // Not taken for an altered token: the connection is live, and no event says otherwise.
+  expect((await rawConnection(setup.t, connection.id)).status).toBe("active");
+  const { db } = setup.t.gateway.core.store;
+  expect(await db.selectFrom("events").select("id").where("type", "=", "connection.deleted").execute()).toEqual([]);
+});
