@@ -11,7 +11,14 @@ import { type Events, eventRetentionMs } from "../events/events.ts";
 import { newestFirstPage } from "../pagination.ts";
 import { printable } from "../printable.ts";
 import type { ConnectionResolver } from "../services.ts";
-import { createReplacing, endConnection, type LifecycleDeps, liveStatuses, markNeedsReauth } from "./lifecycle.ts";
+import {
+  createReplacing,
+  endConnection,
+  type LifecycleDeps,
+  liveStatuses,
+  lockedLive,
+  markNeedsReauth,
+} from "./lifecycle.ts";
 import type { ProviderOAuthClient, TokenSet } from "./oauth-client.ts";
 import { ConnectionSnapshots } from "./snapshots.ts";
 import { needsReauth, noConnection, type RefreshSettings, TokenRefresher } from "./token-refresh.ts";
@@ -176,11 +183,12 @@ export class Connections implements ConnectionResolver {
 
   /**
    * Ends the live connection in one transaction; answers its row before, and the token that revokes its grant, opened
-   * (when `open`) before anything is written: one that does not open throws, and the transaction writes nothing.
+   * (when `open`) before anything is written: one that does not open throws, and the transaction writes nothing. The
+   * row is read under its lock: a token refresh that commits meanwhile is ended with it, its rotated token revoked.
    */
   private end(accountId: string, connectionId: string, open: boolean) {
     return this.deps.db.transaction().execute(async (trx) => {
-      const found = await this.liveRow(accountId, connectionId, trx);
+      const found = await lockedLive(trx, { id: connectionId, account_id: accountId });
       if (!found) throw noConnectionAtAll(connectionId);
       const grant = open ? this.grantToken(found) : undefined;
       const row = await endConnection(this.lifecycle, trx, found, null);
@@ -254,8 +262,8 @@ export class Connections implements ConnectionResolver {
     return toConnectionView(row);
   }
 
-  private liveRow(accountId: string, connectionId: string, db: Kysely<Database> = this.deps.db) {
-    return db
+  private liveRow(accountId: string, connectionId: string) {
+    return this.deps.db
       .selectFrom("connections")
       .selectAll()
       .where("id", "=", connectionId)

@@ -26,6 +26,38 @@ async function record(deps: LifecycleDeps, trx: Kysely<Database>, type: string, 
   await deps.events.record(trx, { accountId: row.account_id, type, object: { ...toConnectionView(row) } });
 }
 
+/**
+ * The live connection `match` picks, read again in `trx` after taking its row lock (held until `trx` ends), for a
+ * transaction that ends it: the row it answers is the row as it is ended, so the token that revokes its grant is the
+ * current one; undefined if it ended meanwhile. On PostgreSQL a row read without the lock may be older than the one the
+ * ending UPDATE then writes over (a token refresh that committed in between, on another connection), and revoking its
+ * refresh token, already rotated away, would leave the new grant alive at a server that revokes only the token it is
+ * given. The lock is taken on the row found by id: one a `match` alone locked could be another row by the time it is
+ * read. The UPDATE that changes nothing locks the row as SELECT … FOR UPDATE would, in a statement SQLite accepts too;
+ * there every write transaction holds the database's lock from its start (BEGIN IMMEDIATE), so that nothing commits
+ * between its read and its write anyway.
+ */
+export async function lockedLive(
+  trx: Transaction<Database>,
+  match: Partial<Pick<ConnectionsTable, "id" | "account_id" | "provider_id" | "external_ref">>,
+): Promise<ConnectionsTable | undefined> {
+  const live = (where: Partial<ConnectionsTable>) =>
+    trx
+      .selectFrom("connections")
+      .selectAll()
+      .where((eb) => eb.and(where))
+      .where("status", "in", liveStatuses)
+      .executeTakeFirst();
+  const found = await live(match);
+  if (!found) return undefined;
+  await trx
+    .updateTable("connections")
+    .set((eb) => ({ id: eb.ref("id") }))
+    .where("id", "=", found.id)
+    .execute();
+  return live({ id: found.id });
+}
+
 /** Ends a live connection (deleted, or replaced by `replacedBy`); answers the row before, or undefined if not live. */
 export async function endConnection(
   deps: LifecycleDeps,
@@ -60,14 +92,11 @@ export async function createReplacing(
 ): Promise<{ connection: ConnectionView; replaced: ConnectionsTable | undefined }> {
   const now = deps.clock.now();
   const id = newId("conn", 22);
-  const old = await trx
-    .selectFrom("connections")
-    .selectAll()
-    .where("account_id", "=", input.accountId)
-    .where("provider_id", "=", input.providerId)
-    .where("external_ref", "=", input.externalRef)
-    .where("status", "in", liveStatuses)
-    .executeTakeFirst();
+  const old = await lockedLive(trx, {
+    account_id: input.accountId,
+    provider_id: input.providerId,
+    external_ref: input.externalRef,
+  });
   const replaced = old && (await endConnection(deps, trx, old, id));
   const { tokens } = input;
   const row: ConnectionsTable = {
