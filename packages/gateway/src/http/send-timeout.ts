@@ -7,7 +7,8 @@
 // are not concerned. Progress is any byte of it leaving the node for the kernel, within one write too: Fastify writes
 // an answer at once, and Node's own socket timeout, which sees only whole writes, would cut a client that reads a
 // large answer steadily but slowly. The kernel takes bytes again once its buffer for the connection is half free,
-// which is what the time between two moves measures, as nginx's send_timeout does.
+// which is what the time between two moves measures, as nginx's send_timeout does. The last byte of an answer taken
+// is a move too, when the answer pipelined behind it then goes on the socket holding more than the first did.
 import type { Socket } from "node:net";
 
 /** Destroys the connections whose output has not moved for `timeoutMs`, telling `onDestroy` first. */
@@ -26,13 +27,19 @@ interface Output {
   length: number;
   /** The part of the write under way that libuv has not handed to the kernel yet: it falls as the client reads. */
   queued: number;
+  /**
+   * The answer being written: Node's http server puts the next one on the socket once the kernel has taken the last
+   * byte of this one. The next may hold more than this one did, so that neither count falls: the change is the move.
+   */
+  answer: unknown;
 }
 
-type StreamSocket = Socket & { _handle?: { writeQueueSize?: number } | null };
+type StreamSocket = Socket & { _handle?: { writeQueueSize?: number } | null; _httpMessage?: unknown };
 
 const outputOf = (socket: Socket): Output => ({
   length: socket.writableLength,
   queued: (socket as StreamSocket)._handle?.writeQueueSize ?? 0,
+  answer: (socket as StreamSocket)._httpMessage,
 });
 
 export function sendTimeoutWatch(
@@ -51,8 +58,14 @@ export function sendTimeoutWatch(
         if (stall !== undefined) stalls.delete(socket);
         continue;
       }
-      // Output added (a further answer) is not a move; output gone, from the buffer or from the write, is.
-      if (stall === undefined || output.length < stall.length || output.queued < stall.queued) {
+      // Output added (more of the answer) is not a move; output gone, from the buffer or from the write, is, and so is
+      // an answer written whole, whatever the next one holds.
+      if (
+        stall === undefined ||
+        output.length < stall.length ||
+        output.queued < stall.queued ||
+        output.answer !== stall.answer
+      ) {
         stalls.set(socket, { ...output, since: now });
         continue;
       }
