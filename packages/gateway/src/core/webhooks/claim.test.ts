@@ -296,3 +296,29 @@ async function rowsReadOnPostgres(run: readonly CompiledQuery[]): Promise<number
 }
 
 class RolledBack extends Error {}
+
+describe("the order of a claim's rows", () => {
+  // Ids that sort against due order: the store's own order (an index of ids, a hash) is not the due order.
+  const rows = [
+    ...Array.from({ length: 6 }, (_, n) => row(`dlv_z${n}`, "ep_a", 100 + n)),
+    ...Array.from({ length: 6 }, (_, n) => row(`dlv_y${n}`, "ep_b", 200 - n)),
+    row("dlv_a0", "ep_c", 150),
+    row("dlv_b0", "ep_c", 150),
+  ];
+  it.each([
+    { excluded: [], window: claimWindow },
+    { excluded: ["ep_c"], window: claimWindow },
+    { excluded: ["ep_c"], window: 0 },
+  ])(
+    "gives the rows claimed oldest due first, ties by id (excluded $excluded, window $window)",
+    async ({ excluded, window }) => {
+      await insert(rows);
+      const claimed = await claimDueDeliveries(
+        db,
+        kind,
+        window,
+      )({ now, leaseMs, limit: 14, excludedEndpoints: excluded });
+      expect(claimed.map((r) => r.id)).toEqual(expectedInOrder(rows, excluded, 14));
+    },
+  );
+});

@@ -76,15 +76,24 @@ export function claimDueDeliveries(
     excludedEndpoints.forEach((id, index) => {
       values[`endpoint${index}`] = id;
     });
-    if ("plain" in statements) return (await statements.plain(values)).rows as WebhookDeliveriesTable[];
+    if ("plain" in statements) return inDueOrder((await statements.plain(values)).rows as WebhookDeliveriesTable[]);
     // The second statement passes by the rows the first claimed because they are leased: with a lease of 0 they would
     // be due still, and taken again. The walk by endpoint alone claims the same.
-    if (leaseMs <= 0) return (await statements.passingOver(values)).rows as WebhookDeliveriesTable[];
+    if (leaseMs <= 0) return inDueOrder((await statements.passingOver(values)).rows as WebhookDeliveriesTable[]);
     const first = (await statements.windowed(values)).rows as WebhookDeliveriesTable[];
-    if (first.length >= limit) return first;
+    if (first.length >= limit) return inDueOrder(first);
     const rest = await statements.passingOver({ ...values, limit: limit - first.length });
-    return [...first, ...(rest.rows as WebhookDeliveriesTable[])];
+    return inDueOrder([...first, ...(rest.rows as WebhookDeliveriesTable[])]);
   };
+}
+
+/**
+ * The rows claimed oldest due first, those due at the same millisecond by id: an UPDATE returns its rows in the order
+ * it updated them (on PostgreSQL that of the ids' index or a hash), not the order its subquery chose them in, and the
+ * worker starts them in the order given, the rows that wait a round for a slot last.
+ */
+function inDueOrder(rows: WebhookDeliveriesTable[]): WebhookDeliveriesTable[] {
+  return rows.sort((a, b) => a.next_attempt_at - b.next_attempt_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /**
