@@ -263,7 +263,17 @@ function finishStore(db: Kysely<Database>, kind: StoreKind, schema: string | und
         provider: migrationProvider,
         ...(tableSchema && { migrationTableSchema: tableSchema }),
       });
-      const { error, results } = await migrator.migrateToLatest();
+      // Kysely looks for its tables among the tables of every schema (one catalog query): a schema dropped meanwhile,
+      // by another deployment or a test run on the same database, fails that look with "schema … does not exist"
+      // (3F000) before anything is migrated. It is tried again, a few times.
+      let { error, results } = await migrator.migrateToLatest();
+      for (
+        let retry = 0;
+        retry < 5 && results === undefined && (error as { code?: string })?.code === "3F000";
+        retry++
+      ) {
+        ({ error, results } = await migrator.migrateToLatest());
+      }
       const failed = results?.find((r) => r.status === "Error");
       const unknown = /previously executed migration (\S+) is missing/.exec(String(error));
       if (unknown) {
