@@ -3,27 +3,21 @@
 // connection is then closed; what it sent incompletely is not run, and the connection is closed all the same. By
 // default the FIN ends the connection, as from a client that left.
 import net from "node:net";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
+import { captureLog } from "../../test/log-capture.ts";
+import { rawExchange } from "../../test/raw-http.ts";
 
 let t: TestGateway;
 let byDefault: TestGateway;
-const logLines: string[] = [];
-const defaultLogLines: string[] = [];
-const into = (lines: string[]) =>
-  new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split("\n").filter(Boolean));
-      done();
-    },
-  });
+const log = captureLog();
+const defaultLog = captureLog();
 beforeAll(async () => {
   t = await startTestGateway({
     env: { GATEWAY_ANSWER_HALF_CLOSED: "1" },
-    logger: { level: "info", stream: into(logLines) },
+    logger: { level: "info", stream: log.stream },
   });
-  byDefault = await startTestGateway({ logger: { level: "info", stream: into(defaultLogLines) } });
+  byDefault = await startTestGateway({ logger: { level: "info", stream: defaultLog.stream } });
 });
 afterAll(async () => {
   await t?.close();
@@ -70,19 +64,7 @@ async function keyNames(gateway = t): Promise<string[]> {
 }
 
 /** Writes `bytes`, half-closes the connection, and reads everything answered until the gateway closes it. */
-function sendThenHalfClose(bytes: string, gateway = t): Promise<string> {
-  const { port, hostname } = new URL(gateway.url);
-  return new Promise<string>((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => socket.end(bytes));
-    let text = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk) => {
-      text += chunk;
-    });
-    socket.on("close", () => resolve(text));
-    socket.on("error", reject);
-  });
-}
+const sendThenHalfClose = (bytes: string, gateway = t) => rawExchange(gateway.url, bytes, { halfClose: true });
 
 const statusesOf = (text: string) => [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
 /** The statuses and `Connection` headers of the answers read. */
@@ -90,9 +72,9 @@ const answersOf = (text: string) =>
   [...text.matchAll(/HTTP\/1\.1 (\d+)[\s\S]*?^connection: (\S+)/gim)].map((m) => [Number(m[1]), m[2]]);
 const requestIdsOf = (text: string) => [...text.matchAll(/^x-request-id: (\S+)/gim)].map((m) => m[1]);
 const loggedStatuses = (requestIds: (string | undefined)[]) =>
-  logLines
-    .map((line) => JSON.parse(line))
-    .filter((line) => line.msg === "request" && requestIds.includes(line.request_id))
+  log
+    .lines()
+    .filter((line) => line.msg === "request" && requestIds.includes(line.request_id as string))
     .map((line) => line.status);
 
 describe("a client that half-closes after its requests", () => {
@@ -235,19 +217,29 @@ describe("a client that closes outright, with the switch on", () => {
   // Its FIN is all a node sees: the same as a half-close's.
   it("has its request run to its end, logged with the status of the answer it never read", async () => {
     await slowSiteMetadata(1);
-    const before = logLines.length;
+    const before = log.lines().length;
     // Sent whole, and the connection closed 200 ms later with nothing unread: a FIN, as a client's own timeout sends.
     const { port, hostname } = new URL(t.url);
     const socket = net.connect(Number(port), hostname, () => socket.write(siteMetadata()));
     await new Promise((resolve) => setTimeout(resolve, 200));
     socket.destroy();
     await expect
-      .poll(() => logLines.slice(before).filter((line) => line.includes('"path":"/v1/catalog/site_metadata"')), {
-        timeout: 3_000,
-      })
+      .poll(
+        () =>
+          log
+            .lines()
+            .slice(before)
+            .filter((line) => line.path === "/v1/catalog/site_metadata"),
+        {
+          timeout: 3_000,
+        },
+      )
       .toHaveLength(1);
-    const [line] = logLines.slice(before).filter((line) => line.includes('"path":"/v1/catalog/site_metadata"'));
-    expect(JSON.parse(line!)).toMatchObject({ status: 200, operation: "site_metadata" });
+    const [line] = log
+      .lines()
+      .slice(before)
+      .filter((line) => line.path === "/v1/catalog/site_metadata");
+    expect(line).toMatchObject({ status: 200, operation: "site_metadata" });
   });
 });
 
@@ -261,8 +253,8 @@ describe("by default, a client's FIN", () => {
     expect(answer).toBe("");
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(await keyNames(byDefault)).not.toContain("half-closed by default");
-    const statuses = defaultLogLines
-      .map((line) => JSON.parse(line))
+    const statuses = defaultLog
+      .lines()
       .filter((line) => line.msg === "request" && line.path !== "/v1/platform/list_api_keys")
       .map((line) => [line.path, line.status]);
     expect(statuses).toEqual([

@@ -5,7 +5,6 @@
 // no probe asks learns it from the first value that does not open, and a connect callback or a deletion it cannot
 // finish is left, untouched, for a node that can. (SQLite and PostgreSQL.)
 import { createHash, randomBytes } from "node:crypto";
-import { Writable } from "node:stream";
 import { afterEach, expect, it, vi } from "vitest";
 import {
   connect,
@@ -16,6 +15,7 @@ import {
   startShopping,
 } from "../../../test/connections/setup.ts";
 import { startTestGateway, type TestGateway } from "../../../test/harness.ts";
+import { captureLog, type LogCapture } from "../../../test/log-capture.ts";
 import { type Receiver, startReceiver } from "../../../test/webhooks/receiver.ts";
 import { hmac } from "../../../test/webhooks/setup.ts";
 import { FormBrowser, formsOf } from "../../cli/form-browser.ts";
@@ -30,28 +30,28 @@ let s: ShoppingSetup | undefined;
 let receiver: Receiver | undefined;
 const nodes: TestGateway[] = [];
 /** The log of the node left on the old key. */
-const lines: string[] = [];
+let log: LogCapture = captureLog();
 
 afterEach(async () => {
   for (const node of nodes.splice(0).reverse()) await node.close();
   await s?.close();
   await receiver?.close();
-  lines.length = 0;
+  log = captureLog();
 });
 
-async function node(setup: ShoppingSetup, env: Record<string, string>, logger?: Writable): Promise<TestGateway> {
+async function node(setup: ShoppingSetup, env: Record<string, string>, logger?: LogCapture): Promise<TestGateway> {
   const started = await startTestGateway({
     shareStoreWith: setup.t,
     clock: setup.clock,
     env: { GATEWAY_UPSTREAM_SHOPPING_URL: setup.sandboxUrl, ...fastWorker, ...env },
-    ...(logger && { logger: { level: "info", stream: logger } }),
+    ...(logger && { logger: { level: "info", stream: logger.stream } }),
   });
   nodes.push(started);
   return started;
 }
 
 /**
- * A store under the old key, a node on it with the old key alone and the only webhook worker (logging into `lines`),
+ * A store under the old key, a node on it with the old key alone and the only webhook worker (logging into `log`),
  * a connection, an endpoint that received one delivery, and a node with the new key (the old one as previous), started
  * as the rolling rotation's first step had been skipped.
  */
@@ -64,13 +64,7 @@ async function rotationUnderWay() {
     gateway: { env: { GATEWAY_MASTER_KEY: oldKey.toString("base64"), GATEWAY_NO_WEBHOOK_WORKER: "1", ...fastWorker } },
   });
   s = setup;
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  const stale = await node(setup, { GATEWAY_MASTER_KEY: oldKey.toString("base64") }, stream);
+  const stale = await node(setup, { GATEWAY_MASTER_KEY: oldKey.toString("base64") }, log);
   const { connection } = await connect(setup.t, "watch_a");
   const endpoint = await setup.t.call("platform", "set_webhook_endpoint", { url: receiver.url, event_types: ["*"] });
   const secret = ((await endpoint.json()) as { data: { secret: string } }).data.secret;
@@ -94,13 +88,6 @@ const watchSaid =
   "this node's master keys no longer open the store's secrets: it answers /readyz not ready and leaves webhook " +
   "deliveries to other nodes until it is restarted with the store's GATEWAY_MASTER_KEY";
 
-const logged = () =>
-  lines
-    .join("")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-
 /** An answer, its request id's type in place of its value. */
 const refusal = async (response: Response) => {
   const body = (await response.json()) as { error?: Record<string, unknown> };
@@ -114,12 +101,13 @@ const refused = {
 
 /** The error lines of the stale node's log, and that it names neither key. */
 function errorsLogged() {
-  const text = lines.join("");
+  const text = log.text();
   for (const key of [oldKey, newKey]) {
     expect(text).not.toContain(key.toString("base64"));
     expect(text).not.toContain(key.toString("hex"));
   }
-  return logged()
+  return log
+    .lines()
     .filter((line) => Number(line.level) >= 50)
     .map(({ msg, reason }) => ({ msg, reason }));
 }
