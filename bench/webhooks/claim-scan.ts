@@ -7,20 +7,15 @@
 // for its log's flush (synchronous_commit off), which would otherwise be most of each claim's time.
 // Run alone: node --import tsx bench/webhooks/claim-scan.ts [backlog rows] [claims per case] [other endpoints]
 // [due rows per other endpoint] (100000, 200, 3 and 5 by default).
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import SQLite from "better-sqlite3";
 import { CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
-import { randomBase62 } from "../../packages/gateway/src/core/ids.ts";
 import { claimDueDeliveries } from "../../packages/gateway/src/core/webhooks/claim.ts";
 import { openStore } from "../../packages/gateway/src/store/database.ts";
 import type { Database } from "../../packages/gateway/src/store/schema.ts";
 import { median, printTable, round } from "../shared/load.ts";
-import { type BenchStore, benchStores } from "../shared/stores.ts";
+import { type BenchStore, benchPostgresUrl, benchStorePlace, benchStores } from "../shared/stores.ts";
 
-const postgresUrl = process.env.GATEWAY_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const backlogRows = Number(process.argv[2] ?? 100_000);
 const claims = Number(process.argv[3] ?? 200);
 const limit = 32;
@@ -38,18 +33,8 @@ interface Case {
 
 /** A fresh store (a temporary SQLite file, or a PostgreSQL schema of its own), migrated; a Kysely on it that logs. */
 async function openBenchStore(kind: BenchStore) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-claim-scan-"));
-  const schema = `bench_${randomBase62(10).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  if (kind === "postgres") {
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-  }
-  const store = openStore({
-    dataDir,
-    databaseUrl: kind === "postgres" ? postgresUrl : undefined,
-    ...(kind === "postgres" && { schema, poolSize: 2 }),
-  });
+  const place = await benchStorePlace(kind, "claim-scan");
+  const store = openStore({ dataDir: place.dataDir, ...(place.postgres && { ...place.postgres, poolSize: 2 }) });
   await store.migrate();
   const sqliteFile = kind === "sqlite" ? store.location : undefined;
   await store.close();
@@ -63,9 +48,9 @@ async function openBenchStore(kind: BenchStore) {
       ? new Kysely<Database>({
           dialect: new PostgresDialect({
             pool: new pg.Pool({
-              connectionString: postgresUrl,
+              connectionString: benchPostgresUrl,
               max: 1,
-              options: `-c search_path=${schema} -c synchronous_commit=off`,
+              options: `-c search_path=${place.postgres?.schema} -c synchronous_commit=off`,
             }),
           }),
           log,
@@ -76,11 +61,7 @@ async function openBenchStore(kind: BenchStore) {
     statements,
     async close() {
       await db.destroy();
-      if (kind === "postgres") {
-        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-        await admin.end();
-      }
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await place.remove();
     },
   };
 }

@@ -3,24 +3,20 @@
 // the same number of requests in flight and the same receiver, a node:http process answering 200.
 // Run alone: node --import tsx bench/webhooks/index.ts [events]
 import "../../packages/gateway/src/cli/tick-shapes.ts";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
-import pg from "pg";
 import { Pool } from "undici";
 import { applyServingV8Settings } from "../../packages/gateway/src/cli/v8-settings.ts";
 import { flag } from "../../packages/gateway/src/config-values.ts";
 import { Accounts } from "../../packages/gateway/src/core/accounts.ts";
 import { systemClock } from "../../packages/gateway/src/core/clock.ts";
 import { SecretBox } from "../../packages/gateway/src/core/crypto/secret-box.ts";
-import { randomBase62 } from "../../packages/gateway/src/core/ids.ts";
 import { createWebhookServices, type WebhookServices } from "../../packages/gateway/src/core/webhooks/service.ts";
 import { signatureHeader } from "../../packages/gateway/src/core/webhooks/signature.ts";
 import { openStore, type Store } from "../../packages/gateway/src/store/database.ts";
 import { printTable, round } from "../shared/load.ts";
 import { firstLine, startNode } from "../shared/processes.ts";
-import { type BenchStore, benchStores } from "../shared/stores.ts";
+import { type BenchStore, benchStorePlace, benchStores } from "../shared/stores.ts";
 
 const concurrency = 64;
 const endpointConcurrency = Number(process.env.BENCH_WEBHOOK_ENDPOINT_CONCURRENCY ?? concurrency);
@@ -30,7 +26,6 @@ const median = (values: Measured[]): Measured => {
   const sorted = [...values].sort((a, b) => a.perSecond - b.perSecond);
   return sorted[Math.floor(sorted.length / 2)] as Measured;
 };
-const postgresUrl = process.env.GATEWAY_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 interface Backlog {
   store: Store;
@@ -41,17 +36,10 @@ interface Backlog {
 
 /** A store with an endpoint and N recorded events, the worker not yet started. */
 export async function backlog(kind: BenchStore, receiverUrl: string, events: number): Promise<Backlog> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-webhooks-"));
-  const schema = `bench_${randomBase62(10).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  if (kind === "postgres") {
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-  }
+  const place = await benchStorePlace(kind, "webhooks");
   const store = openStore({
-    dataDir,
-    databaseUrl: kind === "postgres" ? postgresUrl : undefined,
-    ...(kind === "postgres" && { schema, poolSize: 10 }),
+    dataDir: place.dataDir,
+    ...(place.postgres && { ...place.postgres, poolSize: 10 }),
     // GATEWAY_NO_PREPARED_STATEMENTS=1 in the benchmark's environment measures PostgreSQL without prepared statements.
     preparedStatements: !flag(process.env, "GATEWAY_NO_PREPARED_STATEMENTS"),
     // As `gateway serve` opens it: SQLite's log checkpointed on a worker thread.
@@ -100,11 +88,7 @@ export async function backlog(kind: BenchStore, receiverUrl: string, events: num
     async close() {
       await services.close();
       await store.close();
-      if (kind === "postgres") {
-        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-        await admin.end();
-      }
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await place.remove();
     },
   };
 }
