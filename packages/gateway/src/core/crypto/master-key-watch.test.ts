@@ -274,30 +274,38 @@ it("deletes nothing on such a node, so that the same call through a node that ho
   ]);
 });
 
-it("leaves a connect callback that would replace a connection whose token it cannot open for a node that can", async () => {
+/**
+ * A rotation under way, a live connection of `ref` made through the new key's node (its tokens sealed under the new
+ * key), and a new session for the same ref started through the stale node (its verifier under the old key, which it
+ * opens), up to the provider's redirect back: `through` sends that callback to a node; `me` is the old grant's
+ * status at the provider; `sessionRow` the session's state.
+ */
+async function replacingFlowThroughStale(ref: string) {
   const { setup, stale, rotated } = await rotationUnderWay();
-  // A live connection of the ref made through the new key's node (its tokens sealed under the new key), and a new
-  // session for the same ref started through the stale node (its verifier under the old key, which it opens).
-  const { connection: old } = await connect(rotated, "watch_replace");
+  const { connection: old } = await connect(rotated, ref);
   const oldAccess = rotated.gateway.core.secretBox.open((await rawConnection(setup.t, old.id)).access_token ?? "");
   const me = () =>
     fetch(`${setup.sandboxUrl}/api/v2/me`, { headers: { authorization: `Bearer ${oldAccess}` } }).then((r) => r.status);
-  const session = await createSession(stale, "watch_replace");
+  const session = await createSession(stale, ref);
   const { callback, cookie } = await upToCallback(session.connect_url);
   const through = (node: TestGateway) => {
     const url = new URL(callback);
     url.host = new URL(node.url).host;
     return fetch(url, { headers: { cookie, accept: "text/html" }, redirect: "manual" });
   };
-  expect((await through(stale)).status).toBe(500);
-  // Nothing done: the session is as it was, the old connection live, its grant valid.
-  const { db } = setup.t.gateway.core.store;
   const sessionRow = () =>
-    db
+    setup.t.gateway.core.store.db
       .selectFrom("connect_sessions")
       .select(["status", "failure"])
       .where("token_hash", "=", createHash("sha256").update(session.token).digest("hex"))
       .executeTakeFirstOrThrow();
+  return { setup, stale, old, me, through, sessionRow };
+}
+
+it("leaves a connect callback that would replace a connection whose token it cannot open for a node that can", async () => {
+  const { setup, stale, old, me, through, sessionRow } = await replacingFlowThroughStale("watch_replace");
+  expect((await through(stale)).status).toBe(500);
+  // Nothing done: the session is as it was, the old connection live, its grant valid.
   expect(await sessionRow()).toEqual({ status: "started", failure: null });
   expect((await rawConnection(setup.t, old.id)).status).toBe("active");
   expect(await me()).toBe(200);
@@ -319,34 +327,20 @@ it("leaves a connect callback that would replace a connection whose token it can
 });
 
 it("leaves such a callback as it was when the store cannot say whether it refuses the node's keys", async () => {
-  const { setup, stale, rotated } = await rotationUnderWay();
-  const { connection: old } = await connect(rotated, "watch_unsaid");
-  const oldAccess = rotated.gateway.core.secretBox.open((await rawConnection(setup.t, old.id)).access_token ?? "");
-  const me = () =>
-    fetch(`${setup.sandboxUrl}/api/v2/me`, { headers: { authorization: `Bearer ${oldAccess}` } }).then((r) => r.status);
-  const session = await createSession(stale, "watch_unsaid");
-  const { callback, cookie } = await upToCallback(session.connect_url);
-  const url = new URL(callback);
-  url.host = new URL(stale.url).host;
+  const { setup, stale, old, me, through, sessionRow } = await replacingFlowThroughStale("watch_unsaid");
   // The old connection's token does not open on the stale node, and the store fails the check that would say why.
   const check = vi
     .spyOn(MasterKeyWatch.prototype, "check")
     .mockRejectedValueOnce(new Error("the store did not answer"));
   try {
-    const answer = await fetch(url, { headers: { cookie, accept: "text/html" }, redirect: "manual" });
+    const answer = await through(stale);
     expect(answer.status).toBe(500);
     expect(check).toHaveBeenCalledTimes(1);
   } finally {
     check.mockRestore();
   }
   // Not taken for an altered token: nothing done, the session left for the browser to come back through a node.
-  const { db } = setup.t.gateway.core.store;
-  const sessionRow = await db
-    .selectFrom("connect_sessions")
-    .select(["status", "failure"])
-    .where("token_hash", "=", createHash("sha256").update(session.token).digest("hex"))
-    .executeTakeFirstOrThrow();
-  expect(sessionRow).toEqual({ status: "started", failure: null });
+  expect(await sessionRow()).toEqual({ status: "started", failure: null });
   expect((await rawConnection(setup.t, old.id)).status).toBe("active");
   expect(await me()).toBe(200);
 });
