@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
 import { captureLog } from "../../test/log-capture.ts";
 import { rawExchange } from "../../test/raw-http.ts";
+import { armFault } from "../../test/sandbox-faults.ts";
 
 let t: TestGateway;
 const log = captureLog();
@@ -580,12 +581,7 @@ it("answers an HTTP/1.1 request without Host with the envelope and a request id"
 
 describe("a request whose client closes the connection before the answer", () => {
   it("is logged and counted once, as 499, with the time it ran for", async () => {
-    const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
-    });
-    expect(fault.status).toBe(201);
+    await armFault(t.gateway.upstreamUrls.catalog, { delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" });
     const before = log.lines().length;
     const aborted = await fetch(`${t.url}/v1/catalog/site_metadata`, {
       method: "POST",
@@ -616,12 +612,7 @@ describe("a request whose client closes the connection before the answer", () =>
 
   /** Holds the catalogue's next `count` site_metadata answers for 1.5 s. */
   const delaySiteMetadata = async (count: number) => {
-    const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ delay_ms: 1500, count, path_prefix: "/api/v1/site" }),
-    });
-    expect(fault.status).toBe(201);
+    await armFault(t.gateway.upstreamUrls.catalog, { delay_ms: 1500, count, path_prefix: "/api/v1/site" });
   };
   /** Sends `count` site_metadata requests, whole, on one new connection (pipelined); answers the socket. */
   const sendWhole = async (count: number) => {

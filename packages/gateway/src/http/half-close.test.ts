@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
 import { captureLog } from "../../test/log-capture.ts";
 import { rawExchange } from "../../test/raw-http.ts";
+import { armFault } from "../../test/sandbox-faults.ts";
 
 let t: TestGateway;
 let byDefault: TestGateway;
@@ -40,12 +41,7 @@ const siteMetadata = (gateway = t) =>
 
 /** The next `count` site_metadata requests wait 500 ms for their upstream: what follows them arrives meanwhile. */
 async function slowSiteMetadata(count: number, gateway = t): Promise<void> {
-  const fault = await fetch(`${gateway.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ delay_ms: 500, count, path_prefix: "/api/v1/site" }),
-  });
-  expect(fault.status).toBe(201);
+  await armFault(gateway.gateway.upstreamUrls.catalog, { delay_ms: 500, count, path_prefix: "/api/v1/site" });
 }
 
 async function keyNames(gateway = t): Promise<string[]> {

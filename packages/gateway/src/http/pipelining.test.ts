@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
 import { captureLog } from "../../test/log-capture.ts";
 import { rawExchange } from "../../test/raw-http.ts";
+import { armFault } from "../../test/sandbox-faults.ts";
 
 let t: TestGateway;
 const log = captureLog();
@@ -118,12 +119,7 @@ it("closes the connection after an HTTP/1.0 request with a Transfer-Encoding, an
  * behind an answer under way. Everything the connection receives is kept in `received.text`.
  */
 async function behindASlowAnswer() {
-  const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
-  });
-  expect(fault.status).toBe(201);
+  await armFault(t.gateway.upstreamUrls.catalog, { delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" });
   const { port, hostname } = new URL(t.url);
   const socket = net.connect(Number(port), hostname);
   const received = { text: "" };

@@ -4,6 +4,7 @@ import net from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
 import { captureLog } from "../../test/log-capture.ts";
+import { armFault } from "../../test/sandbox-faults.ts";
 import { loggedPath } from "./request-log.ts";
 
 const log = captureLog();
@@ -145,12 +146,7 @@ it("logs an absolute-form request's path, never the password in its authority", 
 
 it("logs a request the router refuses like any other when its client closes the connection before the answer: 499", async () => {
   // site_metadata waits 1.5 s for its upstream: the requests pipelined behind it are not answered before the close.
-  const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" }),
-  });
-  expect(fault.status).toBe(201);
+  await armFault(t.gateway.upstreamUrls.catalog, { delay_ms: 1500, count: 1, path_prefix: "/api/v1/site" });
   const before = log.lines().length;
   const { port, hostname } = new URL(t.url);
   const socket = net.connect(Number(port), hostname);

@@ -6,6 +6,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../test/harness.ts";
 import { captureLog, type LogCapture } from "../../test/log-capture.ts";
+import { armFault } from "../../test/sandbox-faults.ts";
 
 const sendTimeoutMs = 400;
 let t: TestGateway;
@@ -177,12 +178,11 @@ describe("a connection with nothing to write", () => {
     await sleep(3 * sendTimeoutMs);
     // Running, and waiting: two requests with the same Idempotency-Key, on two connections, whose upstream answers
     // after three send timeouts: one runs, the other waits for it and is then given its answer.
-    const fault = await fetch(`${t.gateway.upstreamUrls.catalog}/_sandbox/faults`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ delay_ms: 3 * sendTimeoutMs, count: 1, path_prefix: "/api/v1/site" }),
+    await armFault(t.gateway.upstreamUrls.catalog, {
+      delay_ms: 3 * sendTimeoutMs,
+      count: 1,
+      path_prefix: "/api/v1/site",
     });
-    expect(fault.status).toBe(201);
     const siteMetadata =
       `POST /v1/catalog/site_metadata HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.key}\r\n` +
       "Idempotency-Key: send-timeout-wait\r\nConnection: close\r\n" +

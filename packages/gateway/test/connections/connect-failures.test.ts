@@ -8,7 +8,8 @@ import { FormBrowser, formsOf, type Page, textOf } from "../../src/cli/form-brow
 import { createConnectionServices } from "../../src/core/connections/setup.ts";
 import type { Database } from "../../src/store/schema.ts";
 import { deleteRecorder, refuseDeletesFrom, turnsDuring } from "../purges.ts";
-import { armFault, createSession, platform, type ShoppingSetup, startShopping } from "./setup.ts";
+import { armFault } from "../sandbox-faults.ts";
+import { createSession, platform, type ShoppingSetup, startShopping } from "./setup.ts";
 
 let s: ShoppingSetup;
 beforeAll(async () => {

@@ -3,8 +3,9 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { FormBrowser } from "../../src/cli/form-browser.ts";
 import { captureLog } from "../log-capture.ts";
+import { armFault } from "../sandbox-faults.ts";
 import { eventually } from "../webhooks/fake-clock.ts";
-import { armFault, connect, rawConnection, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
+import { connect, rawConnection, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
 
 const log = captureLog();
 let s: ShoppingSetup;

@@ -120,16 +120,3 @@ export async function eventsOf(t: TestGateway, type: string) {
   const { body } = await platform(t, "list_events", { type, limit: 100 });
   return (body.data.events as any[]).reverse();
 }
-
-/** Arms the shop's fault injection (`POST /_sandbox/faults`): the next matching requests fail or wait. */
-export async function armFault(
-  sandboxUrl: string,
-  rule: { status?: number; delay_ms?: number; path_prefix: string; count?: number },
-): Promise<void> {
-  const response = await fetch(`${sandboxUrl}/_sandbox/faults`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(rule),
-  });
-  if (response.status !== 201) throw new Error(`arming a fault: ${response.status} ${await response.text()}`);
-}

@@ -3,17 +3,9 @@
 // turns the connection to needs_reauth, and calls answer 422 provider_rejected.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../harness.ts";
+import { armFault } from "../sandbox-faults.ts";
 import { eventually } from "../webhooks/fake-clock.ts";
-import {
-  armFault,
-  connect,
-  eventsOf,
-  platform,
-  rawConnection,
-  type ShoppingSetup,
-  shopping,
-  startShopping,
-} from "./setup.ts";
+import { connect, eventsOf, platform, rawConnection, type ShoppingSetup, shopping, startShopping } from "./setup.ts";
 
 const minutes = (n: number) => n * 60_000;
 let s: ShoppingSetup;
